@@ -1,0 +1,72 @@
+//! The index tier: one line a note, the compact form `list` and recall print:
+//! `[#412] gotcha/high · agent · [STALE] Workspace lock released · 3d`.
+//! The state marker leads the title so a scan of the column shows it.
+
+use crate::lifecycle::{NoteState, Status};
+use crate::model::Note;
+use crate::time::Timestamp;
+
+/// The marker for a non-active state, e.g. `[SUPERSEDED by #415]`.
+pub fn state_marker(status: Status) -> Option<String> {
+    match status {
+        Status::Active => None,
+        Status::StaleFlagged => Some("[STALE]".into()),
+        Status::Revoked => Some("[REVOKED]".into()),
+        Status::Expired => Some("[EXPIRED]".into()),
+        Status::Superseded { by } => Some(format!("[SUPERSEDED by #{by}]")),
+    }
+}
+
+/// One index-tier line; the age is measured from `now`.
+pub fn index_line(note: &Note, state: &NoteState, now: Timestamp) -> String {
+    let c = &note.content;
+    let marker = state_marker(state.status).map(|m| m + " ").unwrap_or_default();
+    format!(
+        "[#{}] {}/{} · {} · {marker}{} · {}",
+        note.id,
+        c.kind,
+        c.priority,
+        state.provenance,
+        c.title,
+        note.created_at.age(now)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lifecycle::created;
+    use crate::model::{Kind, NewNote, Priority, Provenance};
+
+    #[test]
+    fn lines_for_each_state() {
+        let note = Note {
+            id: 412,
+            workspace: "/w".into(),
+            content: NewNote {
+                kind: Kind::Gotcha,
+                priority: Priority::High,
+                title: "Workspace lock released before daemon restart".into(),
+                body: String::new(),
+                provenance: Provenance::Agent,
+                quote: None,
+                anchors: vec![],
+            },
+            created_at: Timestamp(0),
+        };
+        let now = Timestamp(3 * 86_400 + 5);
+        let mut state = created(Provenance::Agent, Timestamp(0));
+        let mut lines = vec![index_line(&note, &state, now)];
+        for status in [Status::StaleFlagged, Status::Revoked, Status::Expired, Status::Superseded { by: 415 }] {
+            state.status = status;
+            lines.push(index_line(&note, &state, now));
+        }
+        expect_test::expect![[r#"
+            [#412] gotcha/high · agent · Workspace lock released before daemon restart · 3d
+            [#412] gotcha/high · agent · [STALE] Workspace lock released before daemon restart · 3d
+            [#412] gotcha/high · agent · [REVOKED] Workspace lock released before daemon restart · 3d
+            [#412] gotcha/high · agent · [EXPIRED] Workspace lock released before daemon restart · 3d
+            [#412] gotcha/high · agent · [SUPERSEDED by #415] Workspace lock released before daemon restart · 3d"#]]
+        .assert_eq(&lines.join("\n"));
+    }
+}

@@ -1,0 +1,27 @@
+//! The SQLite event log of mnemo and everything that touches files for it:
+//! opening and migrating the store, the one write path ([`Writer`]), reads
+//! scoped to a workspace, replay verification, anchor capture, workspace and
+//! config resolution, and the JSONL importer.
+//!
+//! Every note write goes through [`Store::write`]; nothing else in the
+//! project issues INSERT/DELETE against the note tables.
+
+pub mod anchor;
+pub mod config;
+mod error;
+pub mod import_jsonl;
+pub mod paths;
+mod read;
+mod schema;
+mod sql_codec;
+mod store;
+mod verify;
+pub mod workspace;
+mod write;
+
+pub use error::StoreError;
+pub use read::{ListFilter, NoteView, Scope, Stats, StoredEvent};
+pub use schema::SCHEMA_VERSION;
+pub use store::Store;
+pub use verify::VerifyReport;
+pub use write::Writer;

@@ -1,0 +1,112 @@
+//! Schema migrations, tracked in `PRAGMA user_version`. Each entry of
+//! `MIGRATIONS` moves the schema one version up; add new ones at the end and
+//! never edit a released one.
+//!
+//! **Invariant:** events, notes and anchors are append-only, enforced by
+//! triggers: an UPDATE always aborts, a DELETE aborts unless the note id is in
+//! `forget_permit`, which only `Writer::forget` fills (and empties) inside its
+//! own transaction.
+
+use rusqlite::{Connection, TransactionBehavior};
+
+use crate::error::StoreError;
+
+const MIGRATIONS: &[&str] = &[r#"
+CREATE TABLE notes (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    workspace   TEXT    NOT NULL,
+    kind        TEXT    NOT NULL CHECK (kind IN ('directive','task','gotcha','finding','reference','decision','operational')),
+    priority    TEXT    NOT NULL CHECK (priority IN ('high','medium','low')),
+    title       TEXT    NOT NULL CHECK (length(title) > 0),
+    body        TEXT    NOT NULL,
+    provenance  TEXT    NOT NULL CHECK (provenance IN ('auto','agent','user-stated','human')),
+    quote       TEXT,
+    created_at  INTEGER NOT NULL
+);
+CREATE INDEX notes_by_workspace ON notes (workspace, kind, id);
+
+CREATE TABLE anchors (
+    note_id         INTEGER NOT NULL REFERENCES notes (id),
+    position        INTEGER NOT NULL,
+    path            TEXT    NOT NULL,
+    start_line      INTEGER NOT NULL,
+    end_line        INTEGER NOT NULL,
+    content_sha256  TEXT,
+    PRIMARY KEY (note_id, position)
+);
+
+CREATE TABLE events (
+    id             INTEGER PRIMARY KEY AUTOINCREMENT,
+    note_id        INTEGER NOT NULL REFERENCES notes (id),
+    kind           TEXT    NOT NULL CHECK (kind IN ('created','superseded','revoked','stale_flagged','reinstated','promoted','expired')),
+    actor          TEXT    NOT NULL CHECK (actor IN ('agent','human','system')),
+    at             INTEGER NOT NULL,
+    reason         TEXT,
+    superseded_by  INTEGER REFERENCES notes (id),
+    provenance     TEXT CHECK (provenance IN ('auto','agent','user-stated','human'))  -- created: the class; promoted: the new class
+);
+CREATE INDEX events_by_note ON events (note_id, id);
+
+-- Materialised fold of each note's events: a cache, rebuilt and checked by `store verify`.
+CREATE TABLE note_state (
+    note_id        INTEGER PRIMARY KEY REFERENCES notes (id),
+    workspace      TEXT    NOT NULL,
+    status         TEXT    NOT NULL,
+    status_at      INTEGER NOT NULL,
+    status_reason  TEXT,
+    superseded_by  INTEGER,
+    provenance     TEXT    NOT NULL,
+    live_since     INTEGER NOT NULL,
+    last_event_id  INTEGER NOT NULL
+);
+CREATE INDEX note_state_by_workspace ON note_state (workspace, status);
+
+CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+INSERT INTO meta (key, value) VALUES ('epoch', 0);
+
+CREATE TABLE forget_permit (note_id INTEGER PRIMARY KEY);
+
+CREATE TRIGGER events_are_append_only BEFORE UPDATE ON events
+BEGIN SELECT RAISE(ABORT, 'mnemo: events are append-only; UPDATE is not allowed'); END;
+CREATE TRIGGER events_deleted_only_by_forget BEFORE DELETE ON events
+WHEN NOT EXISTS (SELECT 1 FROM forget_permit WHERE note_id = OLD.note_id)
+BEGIN SELECT RAISE(ABORT, 'mnemo: events are deleted only by forget'); END;
+
+CREATE TRIGGER notes_are_immutable BEFORE UPDATE ON notes
+BEGIN SELECT RAISE(ABORT, 'mnemo: notes are immutable; UPDATE is not allowed'); END;
+CREATE TRIGGER notes_deleted_only_by_forget BEFORE DELETE ON notes
+WHEN NOT EXISTS (SELECT 1 FROM forget_permit WHERE note_id = OLD.id)
+BEGIN SELECT RAISE(ABORT, 'mnemo: notes are deleted only by forget'); END;
+
+CREATE TRIGGER anchors_are_immutable BEFORE UPDATE ON anchors
+BEGIN SELECT RAISE(ABORT, 'mnemo: anchors are immutable; UPDATE is not allowed'); END;
+CREATE TRIGGER anchors_deleted_only_by_forget BEFORE DELETE ON anchors
+WHEN NOT EXISTS (SELECT 1 FROM forget_permit WHERE note_id = OLD.note_id)
+BEGIN SELECT RAISE(ABORT, 'mnemo: anchors are deleted only by forget'); END;
+"#];
+
+/// The schema version this build writes and understands.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Bring the schema up to `SCHEMA_VERSION`; refuse a store from a newer mnemo.
+/// Runs in one IMMEDIATE transaction so concurrent openers migrate once.
+pub(crate) fn migrate(conn: &mut Connection, path: &std::path::Path) -> Result<(), StoreError> {
+    let found: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if found == SCHEMA_VERSION {
+        return Ok(());
+    }
+    if found > SCHEMA_VERSION {
+        return Err(StoreError::TooNew { path: path.to_path_buf(), found, supported: SCHEMA_VERSION });
+    }
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let current: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if current > SCHEMA_VERSION {
+        return Err(StoreError::TooNew { path: path.to_path_buf(), found: current, supported: SCHEMA_VERSION });
+    }
+    for (index, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", index as i64 + 1)?;
+    }
+    tx.commit()?;
+    Ok(())
+}

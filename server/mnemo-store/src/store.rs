@@ -1,0 +1,117 @@
+//! Opening the store: one SQLite file in WAL mode with a busy timeout, so
+//! several agents and an editor can read and write at once, migrated to the
+//! current schema. Also the entry to the one write path, [`Store::write`].
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior};
+
+use crate::error::StoreError;
+use crate::schema;
+use crate::write::Writer;
+
+/// How long a writer waits for another process's transaction before giving up.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
+
+type CommitListener = Box<dyn FnMut(i64) + Send>;
+
+/// An open store. Reads take `&self`; writes go through [`Store::write`].
+pub struct Store {
+    pub(crate) conn: Connection,
+    path: PathBuf,
+    listeners: Vec<CommitListener>,
+}
+
+impl Store {
+    /// Open (creating if needed) the store at `path` and migrate it.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|e| StoreError::CannotOpen {
+                path: path.to_path_buf(),
+                reason: format!("cannot create the directory {}: {e}", parent.display()),
+            })?;
+        }
+        if path.is_dir() {
+            return Err(StoreError::CannotOpen { path: path.to_path_buf(), reason: "it is a directory".into() });
+        }
+        let started = Instant::now();
+        loop {
+            match Store::try_open(path) {
+                Err(StoreError::Locked { .. }) if started.elapsed() < BUSY_TIMEOUT => {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn try_open(path: &Path) -> Result<Store, StoreError> {
+        let classify = |e| classify(e, path);
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let mut conn = Connection::open_with_flags(path, flags).map_err(classify)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(classify)?;
+        let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)).map_err(classify)?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(StoreError::CannotOpen { path: path.to_path_buf(), reason: format!("WAL mode refused (journal mode is {mode})") });
+        }
+        conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;").map_err(classify)?;
+        schema::migrate(&mut conn, path).map_err(|e| reclassify(e, path))?;
+        Ok(Store { conn, path: path.to_path_buf(), listeners: Vec::new() })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The store-wide epoch: bumped by every committed note write.
+    pub fn epoch(&self) -> Result<i64, StoreError> {
+        Ok(self.conn.query_row("SELECT value FROM meta WHERE key = 'epoch'", [], |r| r.get(0))?)
+    }
+
+    /// Call `listener` with the new epoch after every committed write of this handle.
+    pub fn on_commit(&mut self, listener: impl FnMut(i64) + Send + 'static) {
+        self.listeners.push(Box::new(listener));
+    }
+
+    /// **The one write path.** Runs `f` in one IMMEDIATE transaction; if it
+    /// wrote anything, bumps the epoch in the same transaction, commits, then
+    /// notifies the listeners. An error rolls everything back.
+    pub fn write<T>(&mut self, f: impl FnOnce(&mut Writer<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        let path = self.path.clone();
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| classify(e, &path))?;
+        let mut writer = Writer::new(tx);
+        let value = f(&mut writer).map_err(|e| reclassify(e, &path))?;
+        let epoch = writer.finish().map_err(|e| reclassify(e, &path))?;
+        if let Some(epoch) = epoch {
+            for listener in &mut self.listeners {
+                listener(epoch);
+            }
+        }
+        Ok(value)
+    }
+}
+
+/// Turn SQLite's failure codes into errors that say what to do.
+pub(crate) fn classify(e: rusqlite::Error, path: &Path) -> StoreError {
+    let path = path.to_path_buf();
+    match e.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase) => StoreError::NotAStore { path },
+        Some(ErrorCode::ReadOnly) => StoreError::ReadOnly { path },
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
+            StoreError::Locked { path, seconds: BUSY_TIMEOUT.as_secs() }
+        }
+        Some(ErrorCode::CannotOpen | ErrorCode::PermissionDenied) => {
+            StoreError::CannotOpen { path, reason: e.to_string() }
+        }
+        Some(ErrorCode::DiskFull) => StoreError::CannotOpen { path, reason: "the disk is full".into() },
+        _ => StoreError::Sqlite(e),
+    }
+}
+
+fn reclassify(e: StoreError, path: &Path) -> StoreError {
+    match e {
+        StoreError::Sqlite(inner) => classify(inner, path),
+        other => other,
+    }
+}

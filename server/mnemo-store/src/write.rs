@@ -1,0 +1,181 @@
+//! The one write path: a [`Writer`] lives inside one transaction opened by
+//! [`crate::Store::write`]. It checks every event against the core lifecycle
+//! before appending it, keeps the materialised `note_state` cache in step, and
+//! reports whether the epoch must be bumped.
+//!
+//! **Invariant:** no other code inserts into or deletes from `notes`,
+//! `anchors`, `events` or `note_state`.
+
+use mnemo_core::expiry::ExpiryPolicy;
+use mnemo_core::lifecycle::created;
+use mnemo_core::{Actor, EventData, EventKind, NewNote, NoteId, NoteState, Timestamp, apply};
+use rusqlite::{OptionalExtension, Transaction, params};
+
+use crate::error::StoreError;
+use crate::read::Scope;
+use crate::sql_codec::{EventColumns, StateColumns, parse};
+
+pub struct Writer<'s> {
+    tx: Transaction<'s>,
+    wrote: bool,
+}
+
+impl<'s> Writer<'s> {
+    pub(crate) fn new(tx: Transaction<'s>) -> Writer<'s> {
+        Writer { tx, wrote: false }
+    }
+
+    /// Commit; returns the new epoch when anything was written.
+    pub(crate) fn finish(self) -> Result<Option<i64>, StoreError> {
+        let epoch = if self.wrote {
+            Some(self.tx.query_row("UPDATE meta SET value = value + 1 WHERE key = 'epoch' RETURNING value", [], |r| r.get(0))?)
+        } else {
+            None
+        };
+        self.tx.commit()?;
+        Ok(epoch)
+    }
+
+    /// Store a new note in `workspace` with its `created` event.
+    pub fn create(&mut self, workspace: &str, note: NewNote, actor: Actor, at: Timestamp) -> Result<NoteId, StoreError> {
+        let note = note.validated(actor)?;
+        let id: NoteId = self.tx.prepare_cached(
+            "INSERT INTO notes (workspace, kind, priority, title, body, provenance, quote, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) RETURNING id",
+        )?
+        .query_row(
+            params![workspace, note.kind.as_str(), note.priority.as_str(), note.title, note.body, note.provenance.as_str(), note.quote, at.0],
+            |r| r.get(0),
+        )?;
+        let mut insert_anchor = self.tx.prepare_cached(
+            "INSERT INTO anchors (note_id, position, path, start_line, end_line, content_sha256) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )?;
+        for (position, anchor) in note.anchors.iter().enumerate() {
+            insert_anchor.execute(params![id, position as i64, anchor.path, anchor.start_line, anchor.end_line, anchor.content_sha256])?;
+        }
+        drop(insert_anchor);
+        let event = EventData { kind: EventKind::Created { provenance: note.provenance }, actor, at, reason: None };
+        let event_id = self.insert_event(id, &event)?;
+        let state = created(note.provenance, at);
+        let c = StateColumns::from_state(&state);
+        self.tx
+            .prepare_cached(
+                "INSERT INTO note_state (note_id, workspace, status, status_at, status_reason, superseded_by, provenance, live_since, last_event_id)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            )?
+            .execute(params![id, workspace, c.status, c.status_at, c.status_reason, c.superseded_by, c.provenance, c.live_since, event_id])?;
+        self.wrote = true;
+        Ok(id)
+    }
+
+    /// Append one event to note `id` after checking it against the lifecycle.
+    pub fn append(&mut self, scope: &Scope, id: NoteId, event: EventData) -> Result<NoteState, StoreError> {
+        let (workspace, state) = self.state_of(scope, id)?;
+        if let EventKind::Superseded { by } = event.kind {
+            let (successor_workspace, _) = self.state_of(&Scope::All, by)?;
+            if successor_workspace != workspace {
+                return Err(StoreError::OtherWorkspace { id: by, owner: successor_workspace });
+            }
+        }
+        let next = apply(&state, &event).map_err(|source| StoreError::Transition { id, source })?;
+        let event_id = self.insert_event(id, &event)?;
+        let c = StateColumns::from_state(&next);
+        self.tx
+            .prepare_cached(
+                "UPDATE note_state SET status = ?2, status_at = ?3, status_reason = ?4, superseded_by = ?5,
+                 provenance = ?6, live_since = ?7, last_event_id = ?8 WHERE note_id = ?1",
+            )?
+            .execute(params![id, c.status, c.status_at, c.status_reason, c.superseded_by, c.provenance, c.live_since, event_id])?;
+        self.wrote = true;
+        Ok(next)
+    }
+
+    /// Store `replacement` in the old note's workspace and supersede `old` by it.
+    /// The old note's lifecycle is checked first, so nothing is created on refusal.
+    pub fn supersede(&mut self, scope: &Scope, old: NoteId, replacement: NewNote, actor: Actor, at: Timestamp, reason: Option<String>) -> Result<NoteId, StoreError> {
+        let (workspace, state) = self.state_of(scope, old)?;
+        let superseded = |by| EventData { kind: EventKind::Superseded { by }, actor, at, reason: reason.clone() };
+        apply(&state, &superseded(old)).map_err(|source| StoreError::Transition { id: old, source })?;
+        let new_id = self.create(&workspace, replacement, actor, at)?;
+        self.append(scope, old, superseded(new_id))?;
+        Ok(new_id)
+    }
+
+    /// Hard-delete one note with its anchors, events and state: the only delete.
+    /// Refused while an older note's history names it as its successor.
+    pub fn forget(&mut self, scope: &Scope, id: NoteId) -> Result<(), StoreError> {
+        self.state_of(scope, id)?;
+        let predecessors: Vec<NoteId> = self
+            .tx
+            .prepare("SELECT DISTINCT note_id FROM events WHERE superseded_by = ?1 ORDER BY note_id")?
+            .query_map([id], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        if !predecessors.is_empty() {
+            return Err(StoreError::ForgetBlocked { id, predecessors });
+        }
+        self.tx.execute("INSERT INTO forget_permit (note_id) VALUES (?1)", [id])?;
+        self.tx.execute("DELETE FROM note_state WHERE note_id = ?1", [id])?;
+        self.tx.execute("DELETE FROM anchors WHERE note_id = ?1", [id])?;
+        self.tx.execute("DELETE FROM events WHERE note_id = ?1", [id])?;
+        self.tx.execute("DELETE FROM notes WHERE id = ?1", [id])?;
+        self.tx.execute("DELETE FROM forget_permit WHERE note_id = ?1", [id])?;
+        self.wrote = true;
+        Ok(())
+    }
+
+    /// Append `expired` (actor system) to every live note of `workspace` whose
+    /// kind's time-to-live has run out at `now`. Returns the expired ids.
+    pub fn expire_due(&mut self, workspace: &str, policy: &ExpiryPolicy, now: Timestamp) -> Result<Vec<NoteId>, StoreError> {
+        let candidates: Vec<(NoteId, String)> = self
+            .tx
+            .prepare_cached(
+                "SELECT s.note_id, n.kind FROM note_state s JOIN notes n ON n.id = s.note_id
+                 WHERE s.workspace = ?1 AND s.status IN ('active', 'stale_flagged') ORDER BY s.note_id",
+            )?
+            .query_map([workspace], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        let scope = Scope::Workspace(workspace.to_string());
+        let mut expired = Vec::new();
+        for (id, kind) in candidates {
+            let kind = parse(&kind)?;
+            if policy.days(kind).is_none() {
+                continue;
+            }
+            let (_, state) = self.state_of(&scope, id)?;
+            if policy.is_due(kind, &state, now) {
+                let event = EventData { kind: EventKind::Expired, actor: Actor::System, at: now, reason: Some(policy.reason(kind)) };
+                self.append(&scope, id, event)?;
+                expired.push(id);
+            }
+        }
+        Ok(expired)
+    }
+
+    fn insert_event(&mut self, id: NoteId, event: &EventData) -> Result<i64, StoreError> {
+        let c = EventColumns::from_event(event);
+        Ok(self
+            .tx
+            .prepare_cached(
+                "INSERT INTO events (note_id, kind, actor, at, reason, superseded_by, provenance)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id",
+            )?
+            .query_row(params![id, c.kind, c.actor, c.at, c.reason, c.superseded_by, c.provenance], |r| r.get(0))?)
+    }
+
+    /// The workspace and cached state of note `id`, checked against `scope`.
+    fn state_of(&self, scope: &Scope, id: NoteId) -> Result<(String, NoteState), StoreError> {
+        let row = self
+            .tx
+            .prepare_cached(
+                "SELECT workspace, status, status_at, status_reason, superseded_by, provenance, live_since
+                 FROM note_state WHERE note_id = ?1",
+            )?
+            .query_row([id], |r| Ok((r.get::<_, String>(0)?, StateColumns::from_row(r, 1)?)))
+            .optional()?;
+        let Some((workspace, columns)) = row else {
+            return Err(StoreError::NoSuchNote { id, workspace: scope.describe() });
+        };
+        scope.check(id, &workspace)?;
+        Ok((workspace, columns.into_state()?))
+    }
+}
