@@ -141,11 +141,15 @@ pub struct Note {
 pub enum RuleError {
     #[error("the title is empty; give the note a one-line title")]
     EmptyTitle,
-    #[error("a directive can never have provenance 'auto'; record it as 'agent' or state it yourself")]
+    #[error(
+        "a directive can never have provenance 'auto'; record it as 'agent' or state it yourself"
+    )]
     AutoDirective,
     #[error("provenance 'human' is reached only by a person (pass --as-human when you are one)")]
     HumanNeedsPerson,
-    #[error("provenance 'user-stated' cannot be requested; it is derived when the note's text occurs in the user's message")]
+    #[error(
+        "provenance 'user-stated' cannot be requested; it is derived when the note's text occurs in the user's message"
+    )]
     UserStatedRequested,
     #[error("a {0} needs a reason; say why")]
     MissingReason(&'static str),
@@ -229,7 +233,9 @@ mod tests {
 
     #[test]
     fn validation_normalises_title_and_body() {
-        let n = note(Kind::Gotcha, Provenance::Agent).validated(Actor::Agent).unwrap();
+        let n = note(Kind::Gotcha, Provenance::Agent)
+            .validated(Actor::Agent)
+            .unwrap();
         assert_eq!(n.title, "Keep the lock");
         assert_eq!(n.body, "line one\n\nline two");
     }
@@ -244,7 +250,11 @@ mod tests {
             note(Kind::Task, Provenance::Human).validated(Actor::Agent),
             Err(RuleError::HumanNeedsPerson)
         );
-        assert!(note(Kind::Task, Provenance::Human).validated(Actor::Human).is_ok());
+        assert!(
+            note(Kind::Task, Provenance::Human)
+                .validated(Actor::Human)
+                .is_ok()
+        );
         assert_eq!(
             note(Kind::Task, Provenance::UserStated).validated(Actor::Agent),
             Err(RuleError::UserStatedRequested)

@@ -135,13 +135,28 @@ mod tests {
         assert_eq!(Timestamp(951_782_400).date(), "2000-02-29");
         assert_eq!(Timestamp(1_785_542_400).date(), "2026-08-01");
         assert_eq!(Timestamp(1_785_585_845).rfc3339(), "2026-08-01T12:04:05Z");
-        assert_eq!(Timestamp::from_date("2026-08-01"), Some(Timestamp(1_785_542_400)));
-        assert_eq!(Timestamp::parse("2026-08-01T12:04:05Z"), Some(Timestamp(1_785_585_845)));
+        assert_eq!(
+            Timestamp::from_date("2026-08-01"),
+            Some(Timestamp(1_785_542_400))
+        );
+        assert_eq!(
+            Timestamp::parse("2026-08-01T12:04:05Z"),
+            Some(Timestamp(1_785_585_845))
+        );
     }
 
     #[test]
     fn invalid_dates_are_refused() {
-        for bad in ["2026-02-29", "2026-13-01", "2026-00-10", "2026-1-01", "26-01-01", "x", "2026-01-01T25:00:00Z", "2026-01-01T10:00:00"] {
+        for bad in [
+            "2026-02-29",
+            "2026-13-01",
+            "2026-00-10",
+            "2026-1-01",
+            "26-01-01",
+            "x",
+            "2026-01-01T25:00:00Z",
+            "2026-01-01T10:00:00",
+        ] {
             assert_eq!(Timestamp::parse(bad), None, "{bad}");
         }
     }
@@ -149,12 +164,28 @@ mod tests {
     #[test]
     fn ages() {
         let now = Timestamp(10_000_000);
-        let cases = [(0, "now"), (59, "now"), (60, "1m"), (3599, "59m"), (3600, "1h"), (86_399, "23h"),
-            (86_400, "1d"), (3 * 86_400, "3d"), (59 * 86_400, "59d"), (60 * 86_400, "2mo"), (364 * 86_400, "12mo"), (365 * 86_400, "1y")];
+        let cases = [
+            (0, "now"),
+            (59, "now"),
+            (60, "1m"),
+            (3599, "59m"),
+            (3600, "1h"),
+            (86_399, "23h"),
+            (86_400, "1d"),
+            (3 * 86_400, "3d"),
+            (59 * 86_400, "59d"),
+            (60 * 86_400, "2mo"),
+            (364 * 86_400, "12mo"),
+            (365 * 86_400, "1y"),
+        ];
         for (ago, expected) in cases {
             assert_eq!(Timestamp(now.0 - ago).age(now), expected, "{ago}s ago");
         }
-        assert_eq!(Timestamp(now.0 + 50).age(now), "now", "future clamps to now");
+        assert_eq!(
+            Timestamp(now.0 + 50).age(now),
+            "now",
+            "future clamps to now"
+        );
     }
 
     proptest! {

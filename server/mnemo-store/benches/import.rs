@@ -1,1 +1,115 @@
-fn main() {}
+//! Benchmark: import generated corpora of 1k, 10k and 100k notes into a fresh
+//! store (one transaction through the one write path), then list and verify
+//! them. Prints one table row per size; run with
+//! `cargo bench -p mnemo-store --bench import` (pass sizes to override).
+
+use std::time::Instant;
+
+use mnemo_core::{Actor, Timestamp};
+use mnemo_store::import_jsonl::import;
+use mnemo_store::{Scope, Store};
+
+const KINDS: [&str; 7] = [
+    "directive",
+    "task",
+    "gotcha",
+    "finding",
+    "reference",
+    "decision",
+    "operational",
+];
+const WORDS: [&str; 16] = [
+    "cache", "segment", "reload", "config", "tls", "purge", "eviction", "timeout", "proxy",
+    "metrics", "header", "upstream", "lock", "restart", "daemon", "index",
+];
+
+/// `count` notes in the corpus.jsonl schema: mixed kinds, priorities and
+/// states, two workspaces, a tenth superseded by the following note.
+fn corpus(count: usize) -> String {
+    let mut out = String::with_capacity(count * 300);
+    for i in 1..=count {
+        let kind = KINDS[i % KINDS.len()];
+        let word = |k: usize| WORDS[(i * 7 + k * 13) % WORDS.len()];
+        let (status, extra) = match i % 10 {
+            3 if i < count => (
+                "superseded",
+                format!(
+                    r#", "status_reason": "corrected", "superseded_by": {}"#,
+                    i + 1
+                ),
+            ),
+            5 => ("revoked", r#", "status_reason": "wrong""#.to_string()),
+            7 => (
+                "stale_flagged",
+                r#", "status_reason": "code changed""#.to_string(),
+            ),
+            _ => ("active", String::new()),
+        };
+        let provenance = if kind == "directive" {
+            "agent"
+        } else {
+            ["agent", "auto"][i % 2]
+        };
+        out.push_str(&format!(
+            r#"{{"id": {i}, "kind": "{kind}", "priority": "{}", "title": "Note {i}: {} {} {} behaviour", "body": "The {} path touches {} and {}; measured {} ms on run {i}. Keep {} in mind when changing {}.", "created": "2026-{:02}-{:02}", "workspace": "bench", "provenance": "{provenance}", "status": "{status}"{extra}}}"#,
+            ["high", "medium", "low"][i % 3],
+            word(1), word(2), word(3), word(4), word(5), word(6), i % 997, word(7), word(8),
+            3 + i % 9, 1 + i % 28,
+        ));
+        out.push('\n');
+    }
+    out
+}
+
+fn main() {
+    let sizes: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let sizes = if sizes.is_empty() {
+        vec![1_000, 10_000, 100_000]
+    } else {
+        sizes
+    };
+    println!("| notes | import | import notes/s | list all | verify | store size |");
+    println!("|---:|---:|---:|---:|---:|---:|");
+    for count in sizes {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("memory.db");
+        let text = corpus(count);
+        let mut store = Store::open(&path).unwrap();
+        let started = Instant::now();
+        let report = import(
+            &mut store,
+            text.as_bytes(),
+            Actor::Agent,
+            Timestamp(1_800_000_000),
+        )
+        .unwrap();
+        let import_time = started.elapsed();
+        assert_eq!(report.notes, count);
+        let started = Instant::now();
+        let listed = store
+            .notes(&Scope::Workspace("bench".into()))
+            .unwrap()
+            .len();
+        let list_time = started.elapsed();
+        assert_eq!(listed, count);
+        let started = Instant::now();
+        assert!(store.verify().unwrap().is_clean());
+        let verify_time = started.elapsed();
+        drop(store);
+        let size: u64 = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().metadata().unwrap().len())
+            .sum();
+        println!(
+            "| {count} | {:.2} s | {:.0} | {:.0} ms | {:.0} ms | {:.1} MB |",
+            import_time.as_secs_f64(),
+            count as f64 / import_time.as_secs_f64(),
+            list_time.as_secs_f64() * 1e3,
+            verify_time.as_secs_f64() * 1e3,
+            size as f64 / 1e6,
+        );
+    }
+}

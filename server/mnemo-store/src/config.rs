@@ -39,12 +39,21 @@ impl WorkspaceConfig {
     /// Read the config of the workspace at `root`; defaults when there is no file
     /// (or no root: an opaque workspace has no config).
     pub fn load(root: Option<&Path>) -> Result<WorkspaceConfig, ConfigError> {
-        let Some(root) = root else { return Ok(WorkspaceConfig::default()) };
+        let Some(root) = root else {
+            return Ok(WorkspaceConfig::default());
+        };
         let path = root.join(CONFIG_PATH);
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(WorkspaceConfig::default()),
-            Err(e) => return Err(ConfigError { path, message: e.to_string() }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(WorkspaceConfig::default());
+            }
+            Err(e) => {
+                return Err(ConfigError {
+                    path,
+                    message: e.to_string(),
+                });
+            }
         };
         WorkspaceConfig::parse(&text).map_err(|message| ConfigError { path, message })
     }
@@ -53,7 +62,9 @@ impl WorkspaceConfig {
         let raw: RawConfig = toml::from_str(text).map_err(|e| e.message().to_string())?;
         let mut expiry = ExpiryPolicy::default();
         for (kind, days) in raw.expiry {
-            let kind: Kind = kind.parse().map_err(|e: mnemo_core::ParseEnumError| format!("[expiry]: {e}"))?;
+            let kind: Kind = kind
+                .parse()
+                .map_err(|e: mnemo_core::ParseEnumError| format!("[expiry]: {e}"))?;
             expiry = expiry.with_days(kind, days).map_err(|e| e.to_string())?;
         }
         Ok(WorkspaceConfig { expiry })
@@ -66,11 +77,22 @@ mod tests {
 
     #[test]
     fn expiry_overrides_and_errors() {
-        let config = WorkspaceConfig::parse("[expiry]\ntask = 0\nfinding = 7\n[memory_export]\nenabled = true\n").unwrap();
+        let config = WorkspaceConfig::parse(
+            "[expiry]\ntask = 0\nfinding = 7\n[memory_export]\nenabled = true\n",
+        )
+        .unwrap();
         assert_eq!(config.expiry.days(Kind::Task), None);
         assert_eq!(config.expiry.days(Kind::Finding), Some(7));
-        assert!(WorkspaceConfig::parse("[expiry]\ntasks = 3").unwrap_err().contains("unknown kind 'tasks'"));
-        assert!(WorkspaceConfig::parse("[expiry]\ndirective = 3").unwrap_err().contains("directives never expire"));
+        assert!(
+            WorkspaceConfig::parse("[expiry]\ntasks = 3")
+                .unwrap_err()
+                .contains("unknown kind 'tasks'")
+        );
+        assert!(
+            WorkspaceConfig::parse("[expiry]\ndirective = 3")
+                .unwrap_err()
+                .contains("directives never expire")
+        );
         assert!(WorkspaceConfig::parse("[expiry]\ntask = -1").is_err());
         assert!(WorkspaceConfig::parse("[expiry").is_err());
     }
@@ -78,7 +100,13 @@ mod tests {
     #[test]
     fn missing_file_means_defaults() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(WorkspaceConfig::load(Some(dir.path())).unwrap(), WorkspaceConfig::default());
-        assert_eq!(WorkspaceConfig::load(None).unwrap(), WorkspaceConfig::default());
+        assert_eq!(
+            WorkspaceConfig::load(Some(dir.path())).unwrap(),
+            WorkspaceConfig::default()
+        );
+        assert_eq!(
+            WorkspaceConfig::load(None).unwrap(),
+            WorkspaceConfig::default()
+        );
     }
 }

@@ -96,12 +96,20 @@ pub(crate) fn migrate(conn: &mut Connection, path: &std::path::Path) -> Result<(
         return Ok(());
     }
     if found > SCHEMA_VERSION {
-        return Err(StoreError::TooNew { path: path.to_path_buf(), found, supported: SCHEMA_VERSION });
+        return Err(StoreError::TooNew {
+            path: path.to_path_buf(),
+            found,
+            supported: SCHEMA_VERSION,
+        });
     }
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let current: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if current > SCHEMA_VERSION {
-        return Err(StoreError::TooNew { path: path.to_path_buf(), found: current, supported: SCHEMA_VERSION });
+        return Err(StoreError::TooNew {
+            path: path.to_path_buf(),
+            found: current,
+            supported: SCHEMA_VERSION,
+        });
     }
     for (index, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
         tx.execute_batch(sql)?;

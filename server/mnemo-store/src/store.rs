@@ -33,7 +33,10 @@ impl Store {
             })?;
         }
         if path.is_dir() {
-            return Err(StoreError::CannotOpen { path: path.to_path_buf(), reason: "it is a directory".into() });
+            return Err(StoreError::CannotOpen {
+                path: path.to_path_buf(),
+                reason: "it is a directory".into(),
+            });
         }
         let started = Instant::now();
         loop {
@@ -48,16 +51,28 @@ impl Store {
 
     fn try_open(path: &Path) -> Result<Store, StoreError> {
         let classify = |e| classify(e, path);
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let mut conn = Connection::open_with_flags(path, flags).map_err(classify)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(classify)?;
-        let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)).map_err(classify)?;
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+            .map_err(classify)?;
         if !mode.eq_ignore_ascii_case("wal") {
-            return Err(StoreError::CannotOpen { path: path.to_path_buf(), reason: format!("WAL mode refused (journal mode is {mode})") });
+            return Err(StoreError::CannotOpen {
+                path: path.to_path_buf(),
+                reason: format!("WAL mode refused (journal mode is {mode})"),
+            });
         }
-        conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;").map_err(classify)?;
+        conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
+            .map_err(classify)?;
         schema::migrate(&mut conn, path).map_err(|e| reclassify(e, path))?;
-        Ok(Store { conn, path: path.to_path_buf(), listeners: Vec::new() })
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+            listeners: Vec::new(),
+        })
     }
 
     pub fn path(&self) -> &Path {
@@ -66,7 +81,11 @@ impl Store {
 
     /// The store-wide epoch: bumped by every committed note write.
     pub fn epoch(&self) -> Result<i64, StoreError> {
-        Ok(self.conn.query_row("SELECT value FROM meta WHERE key = 'epoch'", [], |r| r.get(0))?)
+        Ok(self
+            .conn
+            .query_row("SELECT value FROM meta WHERE key = 'epoch'", [], |r| {
+                r.get(0)
+            })?)
     }
 
     /// Call `listener` with the new epoch after every committed write of this handle.
@@ -77,9 +96,15 @@ impl Store {
     /// **The one write path.** Runs `f` in one IMMEDIATE transaction; if it
     /// wrote anything, bumps the epoch in the same transaction, commits, then
     /// notifies the listeners. An error rolls everything back.
-    pub fn write<T>(&mut self, f: impl FnOnce(&mut Writer<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
+    pub fn write<T>(
+        &mut self,
+        f: impl FnOnce(&mut Writer<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
         let path = self.path.clone();
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| classify(e, &path))?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| classify(e, &path))?;
         let mut writer = Writer::new(tx);
         let value = f(&mut writer).map_err(|e| reclassify(e, &path))?;
         let epoch = writer.finish().map_err(|e| reclassify(e, &path))?;
@@ -98,13 +123,18 @@ pub(crate) fn classify(e: rusqlite::Error, path: &Path) -> StoreError {
     match e.sqlite_error_code() {
         Some(ErrorCode::NotADatabase) => StoreError::NotAStore { path },
         Some(ErrorCode::ReadOnly) => StoreError::ReadOnly { path },
-        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
-            StoreError::Locked { path, seconds: BUSY_TIMEOUT.as_secs() }
-        }
-        Some(ErrorCode::CannotOpen | ErrorCode::PermissionDenied) => {
-            StoreError::CannotOpen { path, reason: e.to_string() }
-        }
-        Some(ErrorCode::DiskFull) => StoreError::CannotOpen { path, reason: "the disk is full".into() },
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => StoreError::Locked {
+            path,
+            seconds: BUSY_TIMEOUT.as_secs(),
+        },
+        Some(ErrorCode::CannotOpen | ErrorCode::PermissionDenied) => StoreError::CannotOpen {
+            path,
+            reason: e.to_string(),
+        },
+        Some(ErrorCode::DiskFull) => StoreError::CannotOpen {
+            path,
+            reason: "the disk is full".into(),
+        },
         _ => StoreError::Sqlite(e),
     }
 }

@@ -28,7 +28,11 @@ impl<'s> Writer<'s> {
     /// Commit; returns the new epoch when anything was written.
     pub(crate) fn finish(self) -> Result<Option<i64>, StoreError> {
         let epoch = if self.wrote {
-            Some(self.tx.query_row("UPDATE meta SET value = value + 1 WHERE key = 'epoch' RETURNING value", [], |r| r.get(0))?)
+            Some(self.tx.query_row(
+                "UPDATE meta SET value = value + 1 WHERE key = 'epoch' RETURNING value",
+                [],
+                |r| r.get(0),
+            )?)
         } else {
             None
         };
@@ -37,7 +41,13 @@ impl<'s> Writer<'s> {
     }
 
     /// Store a new note in `workspace` with its `created` event.
-    pub fn create(&mut self, workspace: &str, note: NewNote, actor: Actor, at: Timestamp) -> Result<NoteId, StoreError> {
+    pub fn create(
+        &mut self,
+        workspace: &str,
+        note: NewNote,
+        actor: Actor,
+        at: Timestamp,
+    ) -> Result<NoteId, StoreError> {
         let note = note.validated(actor)?;
         let id: NoteId = self.tx.prepare_cached(
             "INSERT INTO notes (workspace, kind, priority, title, body, provenance, quote, created_at)
@@ -51,10 +61,24 @@ impl<'s> Writer<'s> {
             "INSERT INTO anchors (note_id, position, path, start_line, end_line, content_sha256) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         )?;
         for (position, anchor) in note.anchors.iter().enumerate() {
-            insert_anchor.execute(params![id, position as i64, anchor.path, anchor.start_line, anchor.end_line, anchor.content_sha256])?;
+            insert_anchor.execute(params![
+                id,
+                position as i64,
+                anchor.path,
+                anchor.start_line,
+                anchor.end_line,
+                anchor.content_sha256
+            ])?;
         }
         drop(insert_anchor);
-        let event = EventData { kind: EventKind::Created { provenance: note.provenance }, actor, at, reason: None };
+        let event = EventData {
+            kind: EventKind::Created {
+                provenance: note.provenance,
+            },
+            actor,
+            at,
+            reason: None,
+        };
         let event_id = self.insert_event(id, &event)?;
         let state = created(note.provenance, at);
         let c = StateColumns::from_state(&state);
@@ -69,12 +93,20 @@ impl<'s> Writer<'s> {
     }
 
     /// Append one event to note `id` after checking it against the lifecycle.
-    pub fn append(&mut self, scope: &Scope, id: NoteId, event: EventData) -> Result<NoteState, StoreError> {
+    pub fn append(
+        &mut self,
+        scope: &Scope,
+        id: NoteId,
+        event: EventData,
+    ) -> Result<NoteState, StoreError> {
         let (workspace, state) = self.state_of(scope, id)?;
         if let EventKind::Superseded { by } = event.kind {
             let (successor_workspace, _) = self.state_of(&Scope::All, by)?;
             if successor_workspace != workspace {
-                return Err(StoreError::OtherWorkspace { id: by, owner: successor_workspace });
+                return Err(StoreError::OtherWorkspace {
+                    id: by,
+                    owner: successor_workspace,
+                });
             }
         }
         let next = apply(&state, &event).map_err(|source| StoreError::Transition { id, source })?;
@@ -92,10 +124,24 @@ impl<'s> Writer<'s> {
 
     /// Store `replacement` in the old note's workspace and supersede `old` by it.
     /// The old note's lifecycle is checked first, so nothing is created on refusal.
-    pub fn supersede(&mut self, scope: &Scope, old: NoteId, replacement: NewNote, actor: Actor, at: Timestamp, reason: Option<String>) -> Result<NoteId, StoreError> {
+    pub fn supersede(
+        &mut self,
+        scope: &Scope,
+        old: NoteId,
+        replacement: NewNote,
+        actor: Actor,
+        at: Timestamp,
+        reason: Option<String>,
+    ) -> Result<NoteId, StoreError> {
         let (workspace, state) = self.state_of(scope, old)?;
-        let superseded = |by| EventData { kind: EventKind::Superseded { by }, actor, at, reason: reason.clone() };
-        apply(&state, &superseded(old)).map_err(|source| StoreError::Transition { id: old, source })?;
+        let superseded = |by| EventData {
+            kind: EventKind::Superseded { by },
+            actor,
+            at,
+            reason: reason.clone(),
+        };
+        apply(&state, &superseded(old))
+            .map_err(|source| StoreError::Transition { id: old, source })?;
         let new_id = self.create(&workspace, replacement, actor, at)?;
         self.append(scope, old, superseded(new_id))?;
         Ok(new_id)
@@ -107,25 +153,37 @@ impl<'s> Writer<'s> {
         self.state_of(scope, id)?;
         let predecessors: Vec<NoteId> = self
             .tx
-            .prepare("SELECT DISTINCT note_id FROM events WHERE superseded_by = ?1 ORDER BY note_id")?
+            .prepare(
+                "SELECT DISTINCT note_id FROM events WHERE superseded_by = ?1 ORDER BY note_id",
+            )?
             .query_map([id], |r| r.get(0))?
             .collect::<Result<_, _>>()?;
         if !predecessors.is_empty() {
             return Err(StoreError::ForgetBlocked { id, predecessors });
         }
-        self.tx.execute("INSERT INTO forget_permit (note_id) VALUES (?1)", [id])?;
-        self.tx.execute("DELETE FROM note_state WHERE note_id = ?1", [id])?;
-        self.tx.execute("DELETE FROM anchors WHERE note_id = ?1", [id])?;
-        self.tx.execute("DELETE FROM events WHERE note_id = ?1", [id])?;
+        self.tx
+            .execute("INSERT INTO forget_permit (note_id) VALUES (?1)", [id])?;
+        self.tx
+            .execute("DELETE FROM note_state WHERE note_id = ?1", [id])?;
+        self.tx
+            .execute("DELETE FROM anchors WHERE note_id = ?1", [id])?;
+        self.tx
+            .execute("DELETE FROM events WHERE note_id = ?1", [id])?;
         self.tx.execute("DELETE FROM notes WHERE id = ?1", [id])?;
-        self.tx.execute("DELETE FROM forget_permit WHERE note_id = ?1", [id])?;
+        self.tx
+            .execute("DELETE FROM forget_permit WHERE note_id = ?1", [id])?;
         self.wrote = true;
         Ok(())
     }
 
     /// Append `expired` (actor system) to every live note of `workspace` whose
     /// kind's time-to-live has run out at `now`. Returns the expired ids.
-    pub fn expire_due(&mut self, workspace: &str, policy: &ExpiryPolicy, now: Timestamp) -> Result<Vec<NoteId>, StoreError> {
+    pub fn expire_due(
+        &mut self,
+        workspace: &str,
+        policy: &ExpiryPolicy,
+        now: Timestamp,
+    ) -> Result<Vec<NoteId>, StoreError> {
         let candidates: Vec<(NoteId, String)> = self
             .tx
             .prepare_cached(
@@ -143,7 +201,12 @@ impl<'s> Writer<'s> {
             }
             let (_, state) = self.state_of(&scope, id)?;
             if policy.is_due(kind, &state, now) {
-                let event = EventData { kind: EventKind::Expired, actor: Actor::System, at: now, reason: Some(policy.reason(kind)) };
+                let event = EventData {
+                    kind: EventKind::Expired,
+                    actor: Actor::System,
+                    at: now,
+                    reason: Some(policy.reason(kind)),
+                };
                 self.append(&scope, id, event)?;
                 expired.push(id);
             }
@@ -159,7 +222,18 @@ impl<'s> Writer<'s> {
                 "INSERT INTO events (note_id, kind, actor, at, reason, superseded_by, provenance)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id",
             )?
-            .query_row(params![id, c.kind, c.actor, c.at, c.reason, c.superseded_by, c.provenance], |r| r.get(0))?)
+            .query_row(
+                params![
+                    id,
+                    c.kind,
+                    c.actor,
+                    c.at,
+                    c.reason,
+                    c.superseded_by,
+                    c.provenance
+                ],
+                |r| r.get(0),
+            )?)
     }
 
     /// The workspace and cached state of note `id`, checked against `scope`.
@@ -173,7 +247,10 @@ impl<'s> Writer<'s> {
             .query_row([id], |r| Ok((r.get::<_, String>(0)?, StateColumns::from_row(r, 1)?)))
             .optional()?;
         let Some((workspace, columns)) = row else {
-            return Err(StoreError::NoSuchNote { id, workspace: scope.describe() });
+            return Err(StoreError::NoSuchNote {
+                id,
+                workspace: scope.describe(),
+            });
         };
         scope.check(id, &workspace)?;
         Ok((workspace, columns.into_state()?))

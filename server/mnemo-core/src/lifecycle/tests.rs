@@ -6,11 +6,22 @@ use expect_test::expect;
 use super::*;
 
 fn event(kind: EventKind, actor: Actor) -> EventData {
-    EventData { kind, actor, at: Timestamp(1000), reason: Some("because".into()) }
+    EventData {
+        kind,
+        actor,
+        at: Timestamp(1000),
+        reason: Some("because".into()),
+    }
 }
 
 fn state(status: Status, provenance: Provenance) -> NoteState {
-    NoteState { status, status_at: Timestamp(10), status_reason: None, provenance, live_since: Timestamp(10) }
+    NoteState {
+        status,
+        status_at: Timestamp(10),
+        status_reason: None,
+        provenance,
+        live_since: Timestamp(10),
+    }
 }
 
 fn outcome(result: Result<NoteState, TransitionError>) -> String {
@@ -22,19 +33,40 @@ fn outcome(result: Result<NoteState, TransitionError>) -> String {
 
 #[test]
 fn every_event_against_every_state() {
-    let statuses = [Status::Active, Status::StaleFlagged, Status::Revoked, Status::Expired, Status::Superseded { by: 9 }];
+    let statuses = [
+        Status::Active,
+        Status::StaleFlagged,
+        Status::Revoked,
+        Status::Expired,
+        Status::Superseded { by: 9 },
+    ];
     let events = [
-        ("supersede", event(EventKind::Superseded { by: 7 }, Actor::Agent)),
+        (
+            "supersede",
+            event(EventKind::Superseded { by: 7 }, Actor::Agent),
+        ),
         ("revoke", event(EventKind::Revoked, Actor::Agent)),
         ("flag stale", event(EventKind::StaleFlagged, Actor::Agent)),
         ("reinstate", event(EventKind::Reinstated, Actor::Agent)),
         ("expire", event(EventKind::Expired, Actor::System)),
-        ("promote to agent", event(EventKind::Promoted { to: Provenance::Agent }, Actor::Agent)),
+        (
+            "promote to agent",
+            event(
+                EventKind::Promoted {
+                    to: Provenance::Agent,
+                },
+                Actor::Agent,
+            ),
+        ),
     ];
     let mut table = String::new();
     for status in statuses {
         for (name, ev) in &events {
-            let line = format!("{:<16} + {name:<17} => {}\n", status.to_string(), outcome(apply(&state(status, Provenance::Auto), ev)));
+            let line = format!(
+                "{:<16} + {name:<17} => {}\n",
+                status.to_string(),
+                outcome(apply(&state(status, Provenance::Auto), ev))
+            );
             table.push_str(&line);
         }
     }
@@ -80,7 +112,10 @@ fn promotion_table() {
         for to in Provenance::ALL {
             for actor in [Actor::Agent, Actor::Human] {
                 let ev = event(EventKind::Promoted { to: *to }, actor);
-                let line = format!("{from:<11} -> {to:<11} by {actor:<5} => {}\n", outcome(apply(&state(Status::Active, *from), &ev)));
+                let line = format!(
+                    "{from:<11} -> {to:<11} by {actor:<5} => {}\n",
+                    outcome(apply(&state(Status::Active, *from), &ev))
+                );
                 table.push_str(&line);
             }
         }
@@ -128,24 +163,57 @@ fn revoke_and_stale_need_a_reason() {
     ev.reason = Some("  ".into());
     assert_eq!(
         apply(&state(Status::Active, Provenance::Agent), &ev),
-        Err(TransitionError::Rule(RuleError::MissingReason("revocation")))
+        Err(TransitionError::Rule(RuleError::MissingReason(
+            "revocation"
+        )))
     );
     ev.kind = EventKind::StaleFlagged;
     ev.reason = None;
     assert_eq!(
         apply(&state(Status::Active, Provenance::Agent), &ev),
-        Err(TransitionError::Rule(RuleError::MissingReason("stale flag")))
+        Err(TransitionError::Rule(RuleError::MissingReason(
+            "stale flag"
+        )))
     );
 }
 
 #[test]
 fn fold_replays_a_log_and_tracks_reason_time_and_live_period() {
     let log = [
-        EventData { kind: EventKind::Created { provenance: Provenance::Auto }, actor: Actor::Agent, at: Timestamp(1), reason: None },
-        EventData { kind: EventKind::StaleFlagged, actor: Actor::System, at: Timestamp(2), reason: Some("lock.rs changed".into()) },
-        EventData { kind: EventKind::Reinstated, actor: Actor::Human, at: Timestamp(3), reason: None },
-        EventData { kind: EventKind::Promoted { to: Provenance::Agent }, actor: Actor::Agent, at: Timestamp(4), reason: None },
-        EventData { kind: EventKind::Revoked, actor: Actor::Human, at: Timestamp(5), reason: Some("wrong".into()) },
+        EventData {
+            kind: EventKind::Created {
+                provenance: Provenance::Auto,
+            },
+            actor: Actor::Agent,
+            at: Timestamp(1),
+            reason: None,
+        },
+        EventData {
+            kind: EventKind::StaleFlagged,
+            actor: Actor::System,
+            at: Timestamp(2),
+            reason: Some("lock.rs changed".into()),
+        },
+        EventData {
+            kind: EventKind::Reinstated,
+            actor: Actor::Human,
+            at: Timestamp(3),
+            reason: None,
+        },
+        EventData {
+            kind: EventKind::Promoted {
+                to: Provenance::Agent,
+            },
+            actor: Actor::Agent,
+            at: Timestamp(4),
+            reason: None,
+        },
+        EventData {
+            kind: EventKind::Revoked,
+            actor: Actor::Human,
+            at: Timestamp(5),
+            reason: Some("wrong".into()),
+        },
     ];
     let state = fold(&log).unwrap();
     assert_eq!(
@@ -163,15 +231,36 @@ fn fold_replays_a_log_and_tracks_reason_time_and_live_period() {
 #[test]
 fn fold_rejects_logs_that_do_not_start_with_created() {
     let revoke = event(EventKind::Revoked, Actor::Agent);
-    assert_eq!(fold(&[revoke.clone()]), Err(TransitionError::CreatedNotFirst));
+    assert_eq!(
+        fold(&[revoke.clone()]),
+        Err(TransitionError::CreatedNotFirst)
+    );
     assert_eq!(fold(&[]), Err(TransitionError::CreatedNotFirst));
-    let created = EventData { kind: EventKind::Created { provenance: Provenance::Agent }, ..revoke };
-    assert_eq!(fold(&[created.clone(), created]), Err(TransitionError::CreatedNotFirst));
+    let created = EventData {
+        kind: EventKind::Created {
+            provenance: Provenance::Agent,
+        },
+        ..revoke
+    };
+    assert_eq!(
+        fold(&[created.clone(), created]),
+        Err(TransitionError::CreatedNotFirst)
+    );
 }
 
 #[test]
 fn fold_stops_at_the_first_illegal_event() {
-    let created = EventData { kind: EventKind::Created { provenance: Provenance::Agent }, actor: Actor::Agent, at: Timestamp(1), reason: None };
+    let created = EventData {
+        kind: EventKind::Created {
+            provenance: Provenance::Agent,
+        },
+        actor: Actor::Agent,
+        at: Timestamp(1),
+        reason: None,
+    };
     let reinstate = event(EventKind::Reinstated, Actor::Agent);
-    assert!(matches!(fold(&[created, reinstate]), Err(TransitionError::Illegal { .. })));
+    assert!(matches!(
+        fold(&[created, reinstate]),
+        Err(TransitionError::Illegal { .. })
+    ));
 }

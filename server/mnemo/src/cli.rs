@@ -1,0 +1,233 @@
+//! The command line, declared with clap. Names here are the public interface:
+//! extend them, do not rename them.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use mnemo_core::{Kind, Priority};
+
+#[derive(Parser)]
+#[command(
+    name = "mnemo",
+    version,
+    about = "A memory store for AI coding agents that people can read, review and edit"
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: Global,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Args)]
+pub struct Global {
+    /// The store file [default: $XDG_DATA_HOME/mnemo/memory.db]
+    #[arg(long, global = true, env = "MNEMO_STORE", value_name = "PATH")]
+    pub store: Option<PathBuf>,
+    /// The workspace: a project directory [default: the git root of the current directory]
+    #[arg(long, global = true, env = "MNEMO_WORKSPACE", value_name = "DIR")]
+    pub workspace: Option<String>,
+    /// Print data as JSON
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Record a note; prints its id as #<id>
+    Remember(Remember),
+    /// Show one note in full
+    Show(NoteRef),
+    /// Show a note's events, oldest first
+    History(NoteRef),
+    /// List notes as the index tier, one line a note
+    List(List),
+    /// Revoke a note (it was wrong)
+    Revoke(WithReason),
+    /// Replace a note by a new one; prints the new id
+    Supersede(Supersede),
+    /// Flag a note as stale (it may no longer hold)
+    FlagStale(WithReason),
+    /// Make a revoked, expired or stale note active again
+    Reinstate(Action),
+    /// Raise a note's provenance one step: auto → agent → human
+    Promote(Action),
+    /// Expire a note now
+    Expire(Action),
+    /// Delete a note and its events for good (the only delete)
+    Forget(Forget),
+    /// Store maintenance
+    #[command(subcommand)]
+    Store(StoreCommand),
+    /// Import notes from a file
+    #[command(subcommand)]
+    Import(ImportCommand),
+}
+
+#[derive(ValueEnum, Clone, Copy, PartialEq, Eq)]
+pub enum RequestedProvenance {
+    Auto,
+    Agent,
+}
+
+#[derive(Args)]
+pub struct Remember {
+    #[arg(long, value_parser = parse_word::<Kind>)]
+    pub kind: Kind,
+    #[arg(long)]
+    pub title: String,
+    #[arg(long, default_value = "")]
+    pub body: String,
+    #[arg(long, default_value = "medium", value_parser = parse_word::<Priority>)]
+    pub priority: Priority,
+    /// A code location PATH:START-END inside the workspace (repeatable)
+    #[arg(long = "anchor", value_name = "PATH:START-END")]
+    pub anchors: Vec<String>,
+    /// auto: captured from tool output; agent: written by an agent
+    #[arg(long, value_enum, default_value = "agent")]
+    pub provenance: RequestedProvenance,
+    /// The user's current message; a note stated in it verbatim becomes user-stated
+    #[arg(long, value_name = "TEXT")]
+    pub user_message: Option<String>,
+    #[command(flatten)]
+    pub person: Person,
+}
+
+#[derive(Args)]
+pub struct Person {
+    /// You are a person, not an agent: record with provenance/actor human
+    #[arg(long)]
+    pub as_human: bool,
+}
+
+#[derive(Args)]
+pub struct NoteRef {
+    /// Note id (#12 or 12)
+    #[arg(value_parser = parse_id)]
+    pub id: i64,
+    /// Reach notes of every workspace
+    #[arg(long)]
+    pub all_workspaces: bool,
+}
+
+#[derive(Args)]
+pub struct List {
+    #[arg(long, value_parser = parse_word::<Kind>)]
+    pub kind: Option<Kind>,
+    /// active, superseded, revoked, stale_flagged or expired
+    #[arg(long, value_parser = parse_state)]
+    pub state: Option<String>,
+    /// List notes of every workspace
+    #[arg(long)]
+    pub all_workspaces: bool,
+}
+
+#[derive(Args)]
+pub struct WithReason {
+    #[arg(value_parser = parse_id)]
+    pub id: i64,
+    #[arg(long)]
+    pub reason: String,
+    #[command(flatten)]
+    pub person: Person,
+}
+
+#[derive(Args)]
+pub struct Action {
+    #[arg(value_parser = parse_id)]
+    pub id: i64,
+    #[arg(long)]
+    pub reason: Option<String>,
+    #[command(flatten)]
+    pub person: Person,
+}
+
+#[derive(Args)]
+pub struct Supersede {
+    #[arg(value_parser = parse_id)]
+    pub id: i64,
+    #[arg(long)]
+    pub title: String,
+    /// [default: the old note's body]
+    #[arg(long)]
+    pub body: Option<String>,
+    /// [default: the old note's priority]
+    #[arg(long, value_parser = parse_word::<Priority>)]
+    pub priority: Option<Priority>,
+    /// [default: the old note's kind]
+    #[arg(long, value_parser = parse_word::<Kind>)]
+    pub kind: Option<Kind>,
+    /// Anchors of the new note [default: the old note's anchors]
+    #[arg(long = "anchor", value_name = "PATH:START-END")]
+    pub anchors: Vec<String>,
+    #[arg(long)]
+    pub reason: Option<String>,
+    #[arg(long, value_name = "TEXT")]
+    pub user_message: Option<String>,
+    #[command(flatten)]
+    pub person: Person,
+}
+
+#[derive(Args)]
+pub struct Forget {
+    #[arg(value_parser = parse_id)]
+    pub id: i64,
+    /// Required: forgetting cannot be undone
+    #[arg(long)]
+    pub confirm: bool,
+}
+
+#[derive(Subcommand)]
+pub enum StoreCommand {
+    /// Replay the event log and compare it with the state cache; exit 1 on any difference
+    Verify,
+    /// Counts of notes, events and states
+    Stats {
+        #[arg(long)]
+        all_workspaces: bool,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum ImportCommand {
+    /// JSON Lines in the schema of eval/corpus.jsonl
+    Jsonl {
+        file: PathBuf,
+        #[command(flatten)]
+        person: Person,
+    },
+}
+
+fn parse_word<T: std::str::FromStr<Err = mnemo_core::ParseEnumError>>(
+    text: &str,
+) -> Result<T, String> {
+    text.parse()
+        .map_err(|e: mnemo_core::ParseEnumError| e.to_string())
+}
+
+fn parse_id(text: &str) -> Result<i64, String> {
+    let digits = text.strip_prefix('#').unwrap_or(text);
+    match digits.parse::<i64>() {
+        Ok(id) if id > 0 => Ok(id),
+        _ => Err(format!(
+            "'{text}' is not a note id; ids look like 12 or #12"
+        )),
+    }
+}
+
+fn parse_state(text: &str) -> Result<String, String> {
+    let names = mnemo_core::Status::NAMES;
+    let normalized = if text == "stale" {
+        "stale_flagged"
+    } else {
+        text
+    };
+    if names.contains(&normalized) {
+        Ok(normalized.to_string())
+    } else {
+        Err(format!(
+            "unknown state '{text}'; expected one of: {}",
+            names.join(", ")
+        ))
+    }
+}

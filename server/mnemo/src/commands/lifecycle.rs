@@ -1,0 +1,165 @@
+//! The lifecycle commands: revoke, supersede, flag-stale, reinstate, promote,
+//! expire and forget. Each appends events through the one write path; the
+//! core decides whether the transition is legal.
+
+use std::process::ExitCode;
+
+use anyhow::bail;
+use mnemo_core::{EventData, EventKind, NewNote, NoteState, Provenance};
+use serde_json::json;
+
+use super::remember::{bind_provenance, capture_anchors};
+use crate::cli::{Action, Forget, Supersede, WithReason};
+use crate::context::Context;
+use crate::output::print_json;
+
+fn append(
+    ctx: &Context,
+    id: i64,
+    kind: EventKind,
+    as_human: bool,
+    reason: Option<String>,
+) -> anyhow::Result<NoteState> {
+    let mut store = ctx.open()?;
+    let event = EventData {
+        kind,
+        actor: Context::actor(as_human),
+        at: ctx.now,
+        reason,
+    };
+    let scope = ctx.scope(false);
+    ctx.write(&mut store, |w| w.append(&scope, id, event))
+}
+
+fn report(ctx: &Context, id: i64, verb: &str, state: &NoteState) -> ExitCode {
+    if ctx.json {
+        print_json(
+            &json!({ "id": id, "state": state.status.name(), "provenance": state.provenance }),
+        );
+    } else {
+        println!("{verb} #{id}");
+    }
+    ExitCode::SUCCESS
+}
+
+pub fn revoke(ctx: &Context, args: WithReason) -> anyhow::Result<ExitCode> {
+    let state = append(
+        ctx,
+        args.id,
+        EventKind::Revoked,
+        args.person.as_human,
+        Some(args.reason),
+    )?;
+    Ok(report(ctx, args.id, "revoked", &state))
+}
+
+pub fn flag_stale(ctx: &Context, args: WithReason) -> anyhow::Result<ExitCode> {
+    let state = append(
+        ctx,
+        args.id,
+        EventKind::StaleFlagged,
+        args.person.as_human,
+        Some(args.reason),
+    )?;
+    Ok(report(ctx, args.id, "flagged stale", &state))
+}
+
+pub fn reinstate(ctx: &Context, args: Action) -> anyhow::Result<ExitCode> {
+    let state = append(
+        ctx,
+        args.id,
+        EventKind::Reinstated,
+        args.person.as_human,
+        args.reason,
+    )?;
+    Ok(report(ctx, args.id, "reinstated", &state))
+}
+
+pub fn expire(ctx: &Context, args: Action) -> anyhow::Result<ExitCode> {
+    let state = append(
+        ctx,
+        args.id,
+        EventKind::Expired,
+        args.person.as_human,
+        args.reason,
+    )?;
+    Ok(report(ctx, args.id, "expired", &state))
+}
+
+pub fn promote(ctx: &Context, args: Action) -> anyhow::Result<ExitCode> {
+    let store = ctx.open()?;
+    let current = store.note(&ctx.scope(false), args.id)?.state.provenance;
+    drop(store);
+    // Promotion is one step up; the core refuses anything else, including
+    // an agent asking for `human`.
+    let to = current.promotion().unwrap_or(Provenance::Human);
+    let state = append(
+        ctx,
+        args.id,
+        EventKind::Promoted { to },
+        args.person.as_human,
+        args.reason,
+    )?;
+    if !ctx.json {
+        println!("promoted #{} to {}", args.id, state.provenance);
+        return Ok(ExitCode::SUCCESS);
+    }
+    Ok(report(ctx, args.id, "promoted", &state))
+}
+
+pub fn supersede(ctx: &Context, args: Supersede) -> anyhow::Result<ExitCode> {
+    let mut store = ctx.open()?;
+    let scope = ctx.scope(false);
+    let old = store.note(&scope, args.id)?.note.content;
+    let anchors = if args.anchors.is_empty() {
+        old.anchors
+    } else {
+        capture_anchors(ctx, &args.anchors)?
+    };
+    let body = args.body.unwrap_or(old.body);
+    let requested = if args.person.as_human {
+        Provenance::Human
+    } else {
+        Provenance::Agent
+    };
+    let (provenance, quote) =
+        bind_provenance(requested, &args.title, &body, args.user_message.as_deref());
+    let replacement = NewNote {
+        kind: args.kind.unwrap_or(old.kind),
+        priority: args.priority.unwrap_or(old.priority),
+        title: args.title,
+        body,
+        provenance,
+        quote,
+        anchors,
+    };
+    let actor = Context::actor(args.person.as_human);
+    let new_id = ctx.write(&mut store, |w| {
+        w.supersede(&scope, args.id, replacement, actor, ctx.now, args.reason)
+    })?;
+    if ctx.json {
+        print_json(&json!({ "id": new_id, "supersedes": args.id }));
+    } else {
+        println!("#{new_id}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn forget(ctx: &Context, args: Forget) -> anyhow::Result<ExitCode> {
+    let mut store = ctx.open()?;
+    let scope = ctx.scope(false);
+    let events = store.history(&scope, args.id)?.len();
+    if !args.confirm {
+        bail!(
+            "forget deletes #{} and its {events} events for good; pass --confirm to do it, or revoke it instead",
+            args.id
+        );
+    }
+    ctx.write(&mut store, |w| w.forget(&scope, args.id))?;
+    if ctx.json {
+        print_json(&json!({ "id": args.id, "forgotten": true, "events_deleted": events }));
+    } else {
+        println!("forgot #{} ({events} events deleted)", args.id);
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,31 @@
+//! One module per group of subcommands; `run` dispatches.
+
+mod import;
+mod lifecycle;
+mod read;
+mod remember;
+mod store;
+
+use std::process::ExitCode;
+
+use crate::cli::{Cli, Command};
+use crate::context::Context;
+
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let ctx = Context::new(&cli.global)?;
+    match cli.command {
+        Command::Remember(args) => remember::run(&ctx, args),
+        Command::Show(args) => read::show(&ctx, args),
+        Command::History(args) => read::history(&ctx, args),
+        Command::List(args) => read::list(&ctx, args),
+        Command::Revoke(args) => lifecycle::revoke(&ctx, args),
+        Command::Supersede(args) => lifecycle::supersede(&ctx, args),
+        Command::FlagStale(args) => lifecycle::flag_stale(&ctx, args),
+        Command::Reinstate(args) => lifecycle::reinstate(&ctx, args),
+        Command::Promote(args) => lifecycle::promote(&ctx, args),
+        Command::Expire(args) => lifecycle::expire(&ctx, args),
+        Command::Forget(args) => lifecycle::forget(&ctx, args),
+        Command::Store(command) => store::run(&ctx, command),
+        Command::Import(command) => import::run(&ctx, command),
+    }
+}

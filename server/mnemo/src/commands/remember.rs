@@ -1,0 +1,81 @@
+//! `mnemo remember`: capture a note, binding the user's words as its quote
+//! when the note states them (provenance from evidence, never by request).
+
+use std::process::ExitCode;
+
+use anyhow::anyhow;
+use mnemo_core::quote::find_user_quote;
+use mnemo_core::{Anchor, NewNote, Provenance};
+use serde_json::json;
+
+use crate::cli::{Remember, RequestedProvenance};
+use crate::context::Context;
+use crate::output::print_json;
+
+pub fn run(ctx: &Context, args: Remember) -> anyhow::Result<ExitCode> {
+    let actor = Context::actor(args.person.as_human);
+    let requested = match (args.person.as_human, args.provenance) {
+        (true, _) => Provenance::Human,
+        (false, RequestedProvenance::Auto) => Provenance::Auto,
+        (false, RequestedProvenance::Agent) => Provenance::Agent,
+    };
+    let anchors = capture_anchors(ctx, &args.anchors)?;
+    let (provenance, quote) = bind_provenance(
+        requested,
+        &args.title,
+        &args.body,
+        args.user_message.as_deref(),
+    );
+    let note = NewNote {
+        kind: args.kind,
+        priority: args.priority,
+        title: args.title,
+        body: args.body,
+        provenance,
+        quote,
+        anchors,
+    };
+    let mut store = ctx.open()?;
+    let id = ctx.write(&mut store, |w| {
+        w.create(&ctx.workspace.id, note, actor, ctx.now)
+    })?;
+    if ctx.json {
+        print_json(&json!({ "id": id, "provenance": provenance }));
+    } else {
+        println!("#{id}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `user-stated` with the bound quote when the user's message states the note;
+/// otherwise the requested class.
+pub fn bind_provenance(
+    requested: Provenance,
+    title: &str,
+    body: &str,
+    user_message: Option<&str>,
+) -> (Provenance, Option<String>) {
+    if requested == Provenance::Human {
+        return (requested, None);
+    }
+    match user_message.and_then(|message| find_user_quote(title, body, message)) {
+        Some(quote) => (Provenance::UserStated, Some(quote)),
+        None => (requested, None),
+    }
+}
+
+/// Resolve `PATH:START-END` anchors inside the workspace directory.
+pub fn capture_anchors(ctx: &Context, specs: &[String]) -> anyhow::Result<Vec<Anchor>> {
+    if specs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let root = ctx.workspace.root.as_deref().ok_or_else(|| {
+        anyhow!(mnemo_store::anchor::AnchorError::NoWorkspaceDirectory(
+            ctx.workspace.id.clone()
+        ))
+    })?;
+    specs
+        .iter()
+        .map(|spec| Ok(mnemo_store::anchor::capture(root, spec)?))
+        .collect()
+}

@@ -1,0 +1,65 @@
+//! `mnemo store verify` and `mnemo store stats`.
+
+use std::process::ExitCode;
+
+use serde_json::json;
+
+use crate::cli::StoreCommand;
+use crate::context::Context;
+use crate::output::print_json;
+
+pub fn run(ctx: &Context, command: StoreCommand) -> anyhow::Result<ExitCode> {
+    let store = ctx.open()?;
+    match command {
+        StoreCommand::Verify => {
+            let report = store.verify()?;
+            if ctx.json {
+                print_json(&json!(report));
+            } else if report.is_clean() {
+                println!(
+                    "clean: {} notes, {} events replayed; the state cache matches the log",
+                    report.notes_checked, report.events_replayed
+                );
+            } else {
+                for (id, difference) in &report.differences {
+                    println!("#{id}: {difference}");
+                }
+                eprintln!(
+                    "{} of {} notes differ from their replayed log",
+                    report.differences.len(),
+                    report.notes_checked
+                );
+            }
+            Ok(if report.is_clean() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
+        StoreCommand::Stats { all_workspaces } => {
+            let stats = store.stats(&ctx.scope(all_workspaces))?;
+            if ctx.json {
+                print_json(&json!({ "store": store.path(), "stats": stats }));
+                return Ok(ExitCode::SUCCESS);
+            }
+            println!("store       {}", store.path().display());
+            let scope = if all_workspaces {
+                format!("all ({})", stats.workspaces)
+            } else {
+                ctx.workspace.id.clone()
+            };
+            println!("workspace   {scope}");
+            println!("schema      {}", stats.schema_version);
+            println!("epoch       {}", stats.epoch);
+            println!("notes       {}", stats.notes);
+            println!("events      {}", stats.events);
+            for (kind, n) in &stats.by_kind {
+                println!("  kind {kind:<12} {n}");
+            }
+            for (status, n) in &stats.by_status {
+                println!("  state {status:<11} {n}");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

@@ -1,0 +1,108 @@
+//! What every command needs: the store path, the workspace, the clock, and
+//! the write wrapper that sweeps due expiries in the same transaction as the
+//! command's own writes ("due notes expire whenever the store is opened for
+//! writing"). Also the mapping of errors to one line and an exit status.
+
+use std::path::PathBuf;
+
+use anyhow::{Context as _, anyhow};
+use mnemo_core::{Actor, Timestamp};
+use mnemo_store::config::WorkspaceConfig;
+use mnemo_store::workspace::Workspace;
+use mnemo_store::{Scope, Store, StoreError, Writer};
+
+use crate::cli::Global;
+
+pub struct Context {
+    pub store_path: PathBuf,
+    pub workspace: Workspace,
+    pub now: Timestamp,
+    pub json: bool,
+}
+
+impl Context {
+    pub fn new(global: &Global) -> anyhow::Result<Context> {
+        let store_path = match &global.store {
+            Some(path) => path.clone(),
+            None => mnemo_store::paths::default_store_path_from_env().ok_or_else(|| {
+                anyhow!("no store location: set XDG_DATA_HOME or HOME, or pass --store PATH")
+            })?,
+        };
+        let cwd = std::env::current_dir().context("cannot read the current directory")?;
+        let workspace = Workspace::resolve(global.workspace.as_deref(), &cwd)?;
+        Ok(Context {
+            store_path,
+            workspace,
+            now: now()?,
+            json: global.json,
+        })
+    }
+
+    pub fn open(&self) -> anyhow::Result<Store> {
+        Ok(Store::open(&self.store_path)?)
+    }
+
+    /// The scope of this workspace, or every workspace when asked explicitly.
+    pub fn scope(&self, all_workspaces: bool) -> Scope {
+        if all_workspaces {
+            Scope::All
+        } else {
+            Scope::Workspace(self.workspace.id.clone())
+        }
+    }
+
+    pub fn actor(as_human: bool) -> Actor {
+        if as_human { Actor::Human } else { Actor::Agent }
+    }
+
+    /// Run `f` through the one write path, after expiring this workspace's due notes.
+    pub fn write<T>(
+        &self,
+        store: &mut Store,
+        f: impl FnOnce(&mut Writer<'_>) -> Result<T, StoreError>,
+    ) -> anyhow::Result<T> {
+        let config = WorkspaceConfig::load(self.workspace.root.as_deref())?;
+        let workspace = self.workspace.id.clone();
+        let now = self.now;
+        Ok(store.write(|w| {
+            w.expire_due(&workspace, &config.expiry, now)?;
+            f(w)
+        })?)
+    }
+}
+
+/// The clock, or `MNEMO_NOW` (RFC 3339 or a date) so tests can pin time.
+fn now() -> anyhow::Result<Timestamp> {
+    if let Ok(text) = std::env::var("MNEMO_NOW") {
+        return Timestamp::parse(&text).ok_or_else(|| {
+            anyhow!("MNEMO_NOW '{text}' is not RFC 3339 UTC (2026-08-01T12:00:00Z) or a date")
+        });
+    }
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .context("the system clock is before 1970")?
+        .as_secs();
+    Ok(Timestamp(secs as i64))
+}
+
+/// The error and its causes on one line, without repeating a cause its parent already says.
+pub fn one_line(error: &anyhow::Error) -> String {
+    let mut line = error.to_string();
+    for cause in error.chain().skip(1) {
+        let cause = cause.to_string();
+        if !line.contains(&cause) {
+            line.push_str(": ");
+            line.push_str(&cause);
+        }
+    }
+    line.replace('\n', " ")
+}
+
+/// 2 for a broken lifecycle or creation rule, 1 for everything else.
+pub fn exit_status(error: &anyhow::Error) -> u8 {
+    match error.downcast_ref::<StoreError>() {
+        Some(e) if e.is_rule_violation() => 2,
+        _ if error.downcast_ref::<mnemo_core::RuleError>().is_some() => 2,
+        _ => 1,
+    }
+}

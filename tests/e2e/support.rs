@@ -1,0 +1,124 @@
+//! The harness: a temporary git workspace and store, and helpers that run the
+//! binary with a pinned clock and a clean environment.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The clock every command sees unless a test overrides it.
+pub const NOW: &str = "2026-08-04T12:00:00Z";
+
+pub struct Env {
+    _dir: tempfile::TempDir,
+    pub home: PathBuf,
+    pub root: PathBuf,
+    pub store: PathBuf,
+}
+
+impl Env {
+    /// A workspace (a git root with `src/lock.rs`) and a store path beside it.
+    pub fn new() -> Env {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().canonicalize().unwrap();
+        let root = home.join("project");
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        let lock: String = (1..=30).map(|i| format!("line {i}\n")).collect();
+        std::fs::write(root.join("src/lock.rs"), lock).unwrap();
+        let store = home.join("data/memory.db");
+        Env {
+            _dir: dir,
+            home,
+            root,
+            store,
+        }
+    }
+
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mnemo"));
+        cmd.args(args)
+            .current_dir(&self.root)
+            .env_remove("MNEMO_WORKSPACE")
+            .env_remove("XDG_DATA_HOME")
+            .env("HOME", &self.home)
+            .env("MNEMO_STORE", &self.store)
+            .env("MNEMO_NOW", NOW);
+        cmd
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().unwrap()
+    }
+
+    /// Run and require success; returns stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "mnemo {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// Run and require exit status `code`; returns stderr.
+    pub fn fails(&self, args: &[&str], code: i32) -> String {
+        let out = self.run(args);
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "mnemo {args:?}: stdout {} stderr {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.stdout.is_empty(), "an error prints nothing on stdout");
+        String::from_utf8(out.stderr).unwrap()
+    }
+
+    pub fn json(&self, args: &[&str]) -> serde_json::Value {
+        let mut args = args.to_vec();
+        args.push("--json");
+        serde_json::from_str(&self.ok(&args)).unwrap()
+    }
+
+    /// `remember` and return the new id.
+    pub fn remember(&self, kind: &str, title: &str) -> i64 {
+        let out = self.ok(&["remember", "--kind", kind, "--title", title]);
+        parse_id(&out)
+    }
+
+    /// The store's epoch and a digest of all rows, to prove a failure changed nothing.
+    pub fn fingerprint(&self) -> String {
+        let conn = rusqlite::Connection::open(&self.store).unwrap();
+        let mut out = String::new();
+        for table in ["notes", "events", "anchors", "note_state", "meta"] {
+            let mut stmt = conn
+                .prepare(&format!("SELECT * FROM {table} ORDER BY 1"))
+                .unwrap();
+            let columns = stmt.column_count();
+            let rows = stmt
+                .query_map([], |r| {
+                    Ok((0..columns)
+                        .map(|i| format!("{:?}", r.get_ref(i).unwrap()))
+                        .collect::<Vec<_>>()
+                        .join("|"))
+                })
+                .unwrap();
+            for row in rows {
+                out.push_str(&format!("{table}: {}\n", row.unwrap()));
+            }
+        }
+        out
+    }
+}
+
+pub fn parse_id(stdout: &str) -> i64 {
+    stdout
+        .trim()
+        .strip_prefix('#')
+        .and_then(|id| id.parse().ok())
+        .unwrap_or_else(|| panic!("not an id: {stdout:?}"))
+}
+
+pub fn root_id(root: &Path) -> String {
+    root.to_str().unwrap().to_string()
+}
