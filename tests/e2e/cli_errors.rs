@@ -124,7 +124,7 @@ fn a_store_from_a_newer_mnemo_is_refused() {
     let err = env.fails(&["list"], 1);
     assert_one_line(
         &err,
-        "has schema version 7, newer than this mnemo understands (1); upgrade mnemo",
+        "has schema version 7, newer than this mnemo understands (2); upgrade mnemo",
     );
 }
 

@@ -5,15 +5,18 @@
 //! Nothing here does I/O: no SQLite, no files, no clock, no tokio, no LSP types.
 //! Time, ids and the user's message are inputs, so every rule is testable by data.
 
+pub mod debounce;
 pub mod expiry;
 pub mod index_line;
 pub mod lifecycle;
+pub mod memory_md;
 pub mod model;
 pub mod quote;
 pub mod time;
 
 pub use lifecycle::{EventData, EventKind, NoteState, Status, TransitionError, apply, fold};
 pub use model::{
-    Actor, Anchor, Kind, NewNote, Note, NoteId, ParseEnumError, Priority, Provenance, RuleError,
+    Actor, Anchor, Kind, NewNote, Note, NoteId, NoteView, ParseEnumError, Priority, Provenance,
+    RuleError,
 };
 pub use time::Timestamp;

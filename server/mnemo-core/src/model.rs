@@ -136,6 +136,13 @@ pub struct Note {
     pub created_at: Timestamp,
 }
 
+/// A note with its current state: what every reader and renderer works on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoteView {
+    pub note: Note,
+    pub state: crate::lifecycle::NoteState,
+}
+
 /// A rule a write breaks; reported to the user, never a panic.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RuleError {
@@ -157,28 +164,51 @@ pub enum RuleError {
 
 /// Collapse every run of whitespace (line breaks included) to one space, trim,
 /// and drop ` · ` separators at the start, so a title is always one line that
-/// renders without escaping (FORMAT.md, "An entry").
+/// renders without escaping (FORMAT.md, "An entry"). A title that would read
+/// back as a state marker (`REVOKED (x) · rest`) has that separator turned
+/// into ` - `.
 pub fn normalize_title(title: &str) -> String {
-    let mut collapsed = title.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut title = title.split_whitespace().collect::<Vec<_>>().join(" ");
     loop {
-        let trimmed = collapsed.trim_start_matches('·').trim_start();
-        if trimmed.len() == collapsed.len() {
-            return collapsed;
+        let trimmed = title.trim_start_matches('·').trim_start();
+        if trimmed.len() == title.len() {
+            break;
         }
-        collapsed = trimmed.to_string();
+        title = trimmed.to_string();
     }
+    while crate::memory_md::split_marker(&title).is_some() {
+        title = title.replacen(" · ", " - ", 1);
+    }
+    title
 }
 
 /// Normalise body text: LF line endings, no trailing whitespace per line, no
-/// leading or trailing blank lines.
+/// leading or trailing blank lines. A last line that would read back as an
+/// anchor link is escaped with a backslash (`\[…`), which markdown renders
+/// the same.
 pub fn normalize_body(body: &str) -> String {
     let lines: Vec<&str> = body.lines().map(|l| l.trim_end()).collect();
     let first = lines.iter().position(|l| !l.is_empty());
     let last = lines.iter().rposition(|l| !l.is_empty());
-    match (first, last) {
+    let mut body = match (first, last) {
         (Some(a), Some(b)) => lines[a..=b].join("\n"),
         _ => String::new(),
+    };
+    let last_line_start = body.rfind('\n').map_or(0, |i| i + 1);
+    if crate::memory_md::parse_anchor(&body[last_line_start..]).is_some() {
+        body.insert(last_line_start, '\\');
     }
+    body
+}
+
+/// A reason is one line: whitespace collapsed, and no ` · ` (which separates
+/// fields in MEMORY.md).
+pub fn normalize_reason(reason: &str) -> String {
+    reason
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace(" · ", " - ")
 }
 
 impl NewNote {

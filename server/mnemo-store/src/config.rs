@@ -3,19 +3,27 @@
 //! checked strictly, so a typo is an error rather than a silent default.
 //!
 //! ```toml
-//! [expiry]      # days a note of a kind stays live; 0 = never
+//! [expiry]            # days a note of a kind stays live; 0 = never
 //! task = 30
-//! finding = 180
+//!
+//! [memory_export]     # keep a MEMORY.md mirror current after every write
+//! enabled = true
+//! path = "MEMORY.md"  # inside the workspace
+//! debounce_seconds = 3.0
 //! ```
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use mnemo_core::Kind;
 use mnemo_core::expiry::ExpiryPolicy;
 
 /// The config file, relative to the workspace root.
 pub const CONFIG_PATH: &str = ".mnemo/config.toml";
+
+/// The mirror's default path, relative to the workspace root.
+pub const DEFAULT_MIRROR_PATH: &str = "MEMORY.md";
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid workspace config {path}: {message}; fix the file or remove the setting")]
@@ -24,15 +32,55 @@ pub struct ConfigError {
     pub message: String,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct WorkspaceConfig {
     pub expiry: ExpiryPolicy,
+    pub memory_export: MemoryExport,
+}
+
+/// `[memory_export]`: whether and where the mirror is kept current.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemoryExport {
+    pub enabled: bool,
+    /// Relative to the workspace root (checked when exporting).
+    pub path: String,
+    /// Quiet time after a burst of writes before a long-lived process renders.
+    pub debounce: Duration,
+}
+
+impl Default for MemoryExport {
+    fn default() -> Self {
+        MemoryExport {
+            enabled: false,
+            path: DEFAULT_MIRROR_PATH.into(),
+            debounce: Duration::from_secs(3),
+        }
+    }
+}
+
+impl Default for WorkspaceConfig {
+    fn default() -> Self {
+        WorkspaceConfig {
+            expiry: ExpiryPolicy::default(),
+            memory_export: MemoryExport::default(),
+        }
+    }
 }
 
 #[derive(serde::Deserialize, Default)]
 struct RawConfig {
     #[serde(default)]
     expiry: BTreeMap<String, u32>,
+    memory_export: Option<RawMemoryExport>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMemoryExport {
+    #[serde(default)]
+    enabled: bool,
+    path: Option<String>,
+    debounce_seconds: Option<f64>,
 }
 
 impl WorkspaceConfig {
@@ -59,7 +107,7 @@ impl WorkspaceConfig {
     }
 
     pub fn parse(text: &str) -> Result<WorkspaceConfig, String> {
-        let raw: RawConfig = toml::from_str(text).map_err(|e| e.message().to_string())?;
+        let raw: RawConfig = toml::from_str(text).map_err(|e| e.message().trim().to_string())?;
         let mut expiry = ExpiryPolicy::default();
         for (kind, days) in raw.expiry {
             let kind: Kind = kind
@@ -67,7 +115,69 @@ impl WorkspaceConfig {
                 .map_err(|e: mnemo_core::ParseEnumError| format!("[expiry]: {e}"))?;
             expiry = expiry.with_days(kind, days).map_err(|e| e.to_string())?;
         }
-        Ok(WorkspaceConfig { expiry })
+        let mut memory_export = MemoryExport::default();
+        if let Some(raw) = raw.memory_export {
+            memory_export.enabled = raw.enabled;
+            if let Some(path) = raw.path {
+                if path.trim().is_empty() {
+                    return Err("[memory_export] path is empty".into());
+                }
+                memory_export.path = path;
+            }
+            if let Some(seconds) = raw.debounce_seconds {
+                if !(0.0..=3600.0).contains(&seconds) {
+                    return Err(format!(
+                        "[memory_export] debounce_seconds = {seconds} is outside 0..=3600"
+                    ));
+                }
+                memory_export.debounce = Duration::from_secs_f64(seconds);
+            }
+        }
+        Ok(WorkspaceConfig {
+            expiry,
+            memory_export,
+        })
+    }
+
+    /// Turn the mirror on or off in `root`'s config file, keeping every other
+    /// setting and comment as it was. `path` replaces the configured path when given.
+    pub fn set_memory_export(
+        root: &Path,
+        enabled: bool,
+        path: Option<&str>,
+    ) -> Result<(), ConfigError> {
+        let file = root.join(CONFIG_PATH);
+        let error = |message: String| ConfigError {
+            path: file.clone(),
+            message,
+        };
+        let text = match std::fs::read_to_string(&file) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => return Err(error(e.to_string())),
+        };
+        let mut doc: toml_edit::DocumentMut = text
+            .parse()
+            .map_err(|e: toml_edit::TomlError| error(e.message().to_string()))?;
+        let table = doc
+            .entry("memory_export")
+            .or_insert_with(|| toml_edit::Item::Table(toml_edit::Table::new()))
+            .as_table_mut()
+            .ok_or_else(|| error("memory_export is not a table".into()))?;
+        table["enabled"] = toml_edit::value(enabled);
+        if let Some(path) = path {
+            table["path"] = toml_edit::value(path);
+        }
+        if !table.contains_key("path") {
+            table["path"] = toml_edit::value(DEFAULT_MIRROR_PATH);
+        }
+        if !table.contains_key("debounce_seconds") {
+            table["debounce_seconds"] = toml_edit::value(3.0);
+        }
+        let new_text = doc.to_string();
+        WorkspaceConfig::parse(&new_text).map_err(error)?;
+        std::fs::create_dir_all(root.join(".mnemo")).map_err(|e| error(e.to_string()))?;
+        std::fs::write(&file, new_text).map_err(|e| error(e.to_string()))
     }
 }
 
@@ -77,10 +187,9 @@ mod tests {
 
     #[test]
     fn expiry_overrides_and_errors() {
-        let config = WorkspaceConfig::parse(
-            "[expiry]\ntask = 0\nfinding = 7\n[memory_export]\nenabled = true\n",
-        )
-        .unwrap();
+        let config =
+            WorkspaceConfig::parse("[expiry]\ntask = 0\nfinding = 7\n[recall]\nmodel_dir = 'x'\n")
+                .unwrap();
         assert_eq!(config.expiry.days(Kind::Task), None);
         assert_eq!(config.expiry.days(Kind::Finding), Some(7));
         assert!(
@@ -95,6 +204,65 @@ mod tests {
         );
         assert!(WorkspaceConfig::parse("[expiry]\ntask = -1").is_err());
         assert!(WorkspaceConfig::parse("[expiry").is_err());
+    }
+
+    #[test]
+    fn memory_export_settings() {
+        let config = WorkspaceConfig::parse(
+            "[memory_export]\nenabled = true\npath = 'docs/MEMORY.md'\ndebounce_seconds = 0.25\n",
+        )
+        .unwrap();
+        assert_eq!(
+            config.memory_export,
+            MemoryExport {
+                enabled: true,
+                path: "docs/MEMORY.md".into(),
+                debounce: Duration::from_millis(250)
+            }
+        );
+        assert_eq!(
+            WorkspaceConfig::parse("").unwrap().memory_export,
+            MemoryExport::default()
+        );
+        assert!(
+            WorkspaceConfig::parse("[memory_export]\nenable = true")
+                .unwrap_err()
+                .contains("unknown field `enable`")
+        );
+        assert!(
+            WorkspaceConfig::parse("[memory_export]\ndebounce_seconds = -1.0")
+                .unwrap_err()
+                .contains("outside")
+        );
+    }
+
+    #[test]
+    fn enabling_the_export_keeps_other_settings_and_comments() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".mnemo")).unwrap();
+        std::fs::write(
+            dir.path().join(CONFIG_PATH),
+            "# my settings\n[expiry]\ntask = 10 # short\n",
+        )
+        .unwrap();
+        WorkspaceConfig::set_memory_export(dir.path(), true, None).unwrap();
+        let text = std::fs::read_to_string(dir.path().join(CONFIG_PATH)).unwrap();
+        assert!(
+            text.starts_with("# my settings\n[expiry]\ntask = 10 # short\n"),
+            "{text}"
+        );
+        let config = WorkspaceConfig::load(Some(dir.path())).unwrap();
+        assert!(config.memory_export.enabled);
+        assert_eq!(config.expiry.days(Kind::Task), Some(10));
+        WorkspaceConfig::set_memory_export(dir.path(), false, Some("notes/M.md")).unwrap();
+        let config = WorkspaceConfig::load(Some(dir.path())).unwrap();
+        assert_eq!(
+            (
+                config.memory_export.enabled,
+                config.memory_export.path.as_str()
+            ),
+            (false, "notes/M.md")
+        );
     }
 
     #[test]

@@ -8,8 +8,10 @@
 
 pub mod anchor;
 pub mod config;
+pub mod document;
 mod error;
 pub mod import_jsonl;
+pub mod mirror;
 pub mod paths;
 mod read;
 mod schema;
@@ -20,7 +22,8 @@ pub mod workspace;
 mod write;
 
 pub use error::StoreError;
-pub use read::{ListFilter, NoteView, Scope, Stats, StoredEvent};
+pub use mnemo_core::NoteView;
+pub use read::{ListFilter, Scope, Stats, StoredEvent};
 pub use schema::SCHEMA_VERSION;
 pub use store::Store;
 pub use verify::VerifyReport;

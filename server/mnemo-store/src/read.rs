@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use mnemo_core::{Anchor, EventData, Kind, NewNote, Note, NoteId, NoteState, Timestamp};
+use mnemo_core::{Anchor, EventData, Kind, NewNote, Note, NoteId, NoteView, Timestamp};
 use rusqlite::{OptionalExtension, params};
 
 use crate::error::StoreError;
@@ -43,13 +43,6 @@ impl Scope {
             Scope::All => None,
         }
     }
-}
-
-/// A note with its current state.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NoteView {
-    pub note: Note,
-    pub state: NoteState,
 }
 
 /// One stored event.

@@ -11,7 +11,8 @@ use rusqlite::{Connection, TransactionBehavior};
 
 use crate::error::StoreError;
 
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE notes (
     id          INTEGER PRIMARY KEY AUTOINCREMENT,
     workspace   TEXT    NOT NULL,
@@ -83,7 +84,18 @@ BEGIN SELECT RAISE(ABORT, 'mnemo: anchors are immutable; UPDATE is not allowed')
 CREATE TRIGGER anchors_deleted_only_by_forget BEFORE DELETE ON anchors
 WHEN NOT EXISTS (SELECT 1 FROM forget_permit WHERE note_id = OLD.note_id)
 BEGIN SELECT RAISE(ABORT, 'mnemo: anchors are deleted only by forget'); END;
-"#];
+"#,
+    r#"
+-- The epoch each mirror file was last rendered at, so a process that finds a
+-- mirror behind the store re-renders it at start.
+CREATE TABLE mirror_exports (
+    workspace  TEXT    NOT NULL,
+    path       TEXT    NOT NULL,
+    epoch      INTEGER NOT NULL,
+    PRIMARY KEY (workspace, path)
+);
+"#,
+];
 
 /// The schema version this build writes and understands.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

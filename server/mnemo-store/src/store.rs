@@ -88,6 +88,21 @@ impl Store {
             })?)
     }
 
+    /// Run `f` inside one read transaction, so everything it reads (the epoch
+    /// and the notes, say) comes from the same state of the store.
+    pub fn snapshot<T>(
+        &self,
+        f: impl FnOnce(&Store) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let tx = self
+            .conn
+            .unchecked_transaction()
+            .map_err(|e| classify(e, &self.path))?;
+        let value = f(self)?;
+        tx.commit().map_err(|e| classify(e, &self.path))?;
+        Ok(value)
+    }
+
     /// Call `listener` with the new epoch after every committed write of this handle.
     pub fn on_commit(&mut self, listener: impl FnMut(i64) + Send + 'static) {
         self.listeners.push(Box::new(listener));

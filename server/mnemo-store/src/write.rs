@@ -8,6 +8,7 @@
 
 use mnemo_core::expiry::ExpiryPolicy;
 use mnemo_core::lifecycle::created;
+use mnemo_core::model::normalize_reason;
 use mnemo_core::{Actor, EventData, EventKind, NewNote, NoteId, NoteState, Timestamp, apply};
 use rusqlite::{OptionalExtension, Transaction, params};
 
@@ -97,8 +98,12 @@ impl<'s> Writer<'s> {
         &mut self,
         scope: &Scope,
         id: NoteId,
-        event: EventData,
+        mut event: EventData,
     ) -> Result<NoteState, StoreError> {
+        event.reason = event
+            .reason
+            .map(|r| normalize_reason(&r))
+            .filter(|r| !r.is_empty());
         let (workspace, state) = self.state_of(scope, id)?;
         if let EventKind::Superseded { by } = event.kind {
             let (successor_workspace, _) = self.state_of(&Scope::All, by)?;

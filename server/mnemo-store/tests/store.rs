@@ -418,7 +418,7 @@ fn garbage_files_and_newer_schemas_are_refused_and_left_intact() {
     assert_eq!(
         err.to_string(),
         format!(
-            "{} has schema version 99, newer than this mnemo understands (1); upgrade mnemo",
+            "{} has schema version 99, newer than this mnemo understands (2); upgrade mnemo",
             newer.display()
         )
     );

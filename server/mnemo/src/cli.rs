@@ -56,6 +56,10 @@ pub enum Command {
     Expire(Action),
     /// Delete a note and its events for good (the only delete)
     Forget(Forget),
+    /// Render the read-only MEMORY.md mirror; --enable keeps it current after every write
+    Export(Export),
+    /// Render an editable checkout of the memory (stdout, or --out FILE)
+    Checkout(Checkout),
     /// Store maintenance
     #[command(subcommand)]
     Store(StoreCommand),
@@ -175,6 +179,29 @@ pub struct Forget {
     /// Required: forgetting cannot be undone
     #[arg(long)]
     pub confirm: bool,
+}
+
+#[derive(Args)]
+pub struct Export {
+    /// Where to write, inside the workspace [default: the configured path, else MEMORY.md]
+    #[arg(long, value_name = "FILE")]
+    pub path: Option<PathBuf>,
+    /// Opt this workspace in: every write from now on keeps the mirror current
+    #[arg(long, conflicts_with_all = ["disable", "watch"])]
+    pub enable: bool,
+    /// Opt this workspace out; the file is left as it is
+    #[arg(long, conflicts_with = "watch")]
+    pub disable: bool,
+    /// Keep running and re-render (debounced) after writes by any process; stops at the end of stdin
+    #[arg(long)]
+    pub watch: bool,
+}
+
+#[derive(Args)]
+pub struct Checkout {
+    /// Write the checkout to FILE instead of stdout
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]

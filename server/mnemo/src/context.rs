@@ -3,11 +3,13 @@
 //! command's own writes ("due notes expire whenever the store is opened for
 //! writing"). Also the mapping of errors to one line and an exit status.
 
-use std::path::PathBuf;
+use std::cell::OnceCell;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, anyhow};
 use mnemo_core::{Actor, Timestamp};
 use mnemo_store::config::WorkspaceConfig;
+use mnemo_store::mirror::{self, MirrorTarget};
 use mnemo_store::workspace::Workspace;
 use mnemo_store::{Scope, Store, StoreError, Writer};
 
@@ -18,6 +20,8 @@ pub struct Context {
     pub workspace: Workspace,
     pub now: Timestamp,
     pub json: bool,
+    /// The mirror target, resolved (and any problem reported) once per process.
+    mirror: OnceCell<Option<MirrorTarget>>,
 }
 
 impl Context {
@@ -35,11 +39,62 @@ impl Context {
             workspace,
             now: now()?,
             json: global.json,
+            mirror: OnceCell::new(),
         })
     }
 
+    /// Open the store. When this workspace keeps a mirror that is behind the
+    /// store (say a writer crashed inside its debounce window), re-render it now.
     pub fn open(&self) -> anyhow::Result<Store> {
+        let store = self.open_without_catch_up()?;
+        if let Some(target) = self.mirror_target() {
+            match mirror::is_behind(&store, &target) {
+                Ok(true) => self.export_mirror(&store, &target),
+                Ok(false) => {}
+                Err(e) => warn_mirror(&e.to_string()),
+            }
+        }
+        Ok(store)
+    }
+
+    /// Open the store and nothing else (for commands that render the mirror themselves).
+    pub fn open_without_catch_up(&self) -> anyhow::Result<Store> {
         Ok(Store::open(&self.store_path)?)
+    }
+
+    /// The workspace's mirror when `[memory_export] enabled`; a broken setting is
+    /// reported (once) and treated as disabled so it never blocks the command.
+    pub fn mirror_target(&self) -> Option<MirrorTarget> {
+        self.mirror
+            .get_or_init(|| self.resolve_mirror_target())
+            .clone()
+    }
+
+    fn resolve_mirror_target(&self) -> Option<MirrorTarget> {
+        self.workspace.root.as_ref()?;
+        let config = match WorkspaceConfig::load(self.workspace.root.as_deref()) {
+            Ok(config) => config,
+            Err(e) => {
+                warn_mirror(&e.to_string());
+                return None;
+            }
+        };
+        if !config.memory_export.enabled {
+            return None;
+        }
+        match MirrorTarget::resolve(&self.workspace, Path::new(&config.memory_export.path)) {
+            Ok(target) => Some(target),
+            Err(e) => {
+                warn_mirror(&e.to_string());
+                None
+            }
+        }
+    }
+
+    fn export_mirror(&self, store: &Store, target: &MirrorTarget) {
+        if let Err(e) = mirror::export(store, target) {
+            warn_mirror(&e.to_string());
+        }
     }
 
     /// The scope of this workspace, or every workspace when asked explicitly.
@@ -64,11 +119,23 @@ impl Context {
         let config = WorkspaceConfig::load(self.workspace.root.as_deref())?;
         let workspace = self.workspace.id.clone();
         let now = self.now;
-        Ok(store.write(|w| {
+        let value = store.write(|w| {
             w.expire_due(&workspace, &config.expiry, now)?;
             f(w)
-        })?)
+        })?;
+        // The write is committed; the mirror follows it, and a failure to
+        // render is reported without failing the write.
+        if let Some(target) = self.mirror_target() {
+            self.export_mirror(store, &target);
+        }
+        Ok(value)
     }
+}
+
+fn warn_mirror(message: &str) {
+    eprintln!(
+        "warning: the mirror was not updated: {message}; the write itself is saved, and the mirror is retried on the next write"
+    );
 }
 
 /// The clock, or `MNEMO_NOW` (RFC 3339 or a date) so tests can pin time.

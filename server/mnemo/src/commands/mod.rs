@@ -1,5 +1,6 @@
 //! One module per group of subcommands; `run` dispatches.
 
+mod export;
 mod import;
 mod lifecycle;
 mod read;
@@ -25,6 +26,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Promote(args) => lifecycle::promote(&ctx, args),
         Command::Expire(args) => lifecycle::expire(&ctx, args),
         Command::Forget(args) => lifecycle::forget(&ctx, args),
+        Command::Export(args) => export::export(&ctx, args),
+        Command::Checkout(args) => export::checkout(&ctx, args),
         Command::Store(command) => store::run(&ctx, command),
         Command::Import(command) => import::run(&ctx, command),
     }

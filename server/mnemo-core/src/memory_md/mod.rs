@@ -1,0 +1,137 @@
+//! MEMORY.md, the projection format (shared/FORMAT.md is the contract):
+//! the [`Entry`] a note projects to, the two [`Flavour`]s, the renderer and
+//! the checkout parser. `render` and `parse` are exact inverses on canonical
+//! text; the property tests in `tests.rs` hold them to it.
+
+mod parse;
+mod render;
+#[cfg(test)]
+mod tests;
+
+pub(crate) use parse::parse_anchor;
+pub use parse::{Diagnostic, ParsedCheckout, ParsedEntry, Severity, parse_checkout, split_marker};
+pub use render::{entries_of, render, render_views};
+
+use crate::lifecycle::Status;
+use crate::model::{Kind, NoteId, NoteView, Priority};
+
+/// Section headings, in kind order.
+pub fn section_title(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Directive => "Directives",
+        Kind::Task => "Tasks",
+        Kind::Gotcha => "Gotchas",
+        Kind::Finding => "Findings",
+        Kind::Reference => "References",
+        Kind::Decision => "Decisions",
+        Kind::Operational => "Operational",
+    }
+}
+
+/// Line 1 of the mirror flavour.
+pub const MIRROR_HEADER: &str = "<!-- mnemo mirror · read-only view of the memory store; edit through the memory view or `mnemo edit` -->";
+
+/// Which of the two flavours a text is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Flavour {
+    /// The read-only file on disk; no epoch, no render time.
+    Mirror,
+    /// The editable document; its epoch is the base of a check-in.
+    Checkout { workspace: String, epoch: i64 },
+}
+
+impl Flavour {
+    pub fn header(&self) -> String {
+        match self {
+            Flavour::Mirror => MIRROR_HEADER.to_string(),
+            Flavour::Checkout { workspace, epoch } => {
+                format!("<!-- mnemo checkout · workspace {workspace} · epoch {epoch} -->")
+            }
+        }
+    }
+}
+
+/// A non-active state as written before the title.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StateMarker {
+    Superseded {
+        date: String,
+        by: NoteId,
+    },
+    /// The date is optional when a person types the marker.
+    Revoked {
+        date: Option<String>,
+        reason: String,
+    },
+    Stale {
+        date: Option<String>,
+        reason: String,
+    },
+    Expired {
+        date: Option<String>,
+    },
+}
+
+/// An anchor as rendered: a link; the content hash stays in the store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnchorLink {
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+}
+
+/// One entry of MEMORY.md: what a note projects to, and what the parser reads back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// `None` for a new entry a person added to a checkout.
+    pub id: Option<NoteId>,
+    pub kind: Kind,
+    /// `YYYY-MM-DD`; `None` for a new entry.
+    pub created: Option<String>,
+    pub priority: Priority,
+    pub marker: Option<StateMarker>,
+    pub title: String,
+    pub body: String,
+    pub anchors: Vec<AnchorLink>,
+}
+
+impl Entry {
+    /// The projection of a stored note.
+    pub fn from_view(view: &NoteView) -> Entry {
+        let (note, state) = (&view.note, &view.state);
+        let date = state.status_at.date();
+        let reason = || state.status_reason.clone().unwrap_or_default();
+        let marker = match state.status {
+            Status::Active => None,
+            Status::Superseded { by } => Some(StateMarker::Superseded { date, by }),
+            Status::Revoked => Some(StateMarker::Revoked {
+                date: Some(date),
+                reason: reason(),
+            }),
+            Status::StaleFlagged => Some(StateMarker::Stale {
+                date: Some(date),
+                reason: reason(),
+            }),
+            Status::Expired => Some(StateMarker::Expired { date: Some(date) }),
+        };
+        let c = &note.content;
+        Entry {
+            id: Some(note.id),
+            kind: c.kind,
+            created: Some(note.created_at.date()),
+            priority: c.priority,
+            marker,
+            title: c.title.clone(),
+            body: c.body.clone(),
+            anchors: c
+                .anchors
+                .iter()
+                .map(|a| AnchorLink {
+                    path: a.path.clone(),
+                    start_line: a.start_line,
+                    end_line: a.end_line,
+                })
+                .collect(),
+        }
+    }
+}

@@ -1,0 +1,342 @@
+//! The checkout parser: text in, entries plus diagnostics out. It never
+//! fails and never panics; what it cannot read it reports with a line and
+//! column, and keeps going. A mirror header makes it refuse the whole text:
+//! the mirror is never parsed back into the store.
+
+use super::{AnchorLink, Entry, MIRROR_HEADER, StateMarker, section_title};
+use crate::model::{Kind, NoteId, Priority};
+use crate::time::Timestamp;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    Error,
+    Warning,
+    Information,
+    Hint,
+}
+
+/// A problem at a place in the text: 0-based line, byte columns in that line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub line: usize,
+    pub start_column: usize,
+    pub end_column: usize,
+    pub severity: Severity,
+    pub message: String,
+}
+
+/// An entry and where it stands in the text (0-based, inclusive lines).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParsedEntry {
+    pub entry: Entry,
+    pub first_line: usize,
+    pub last_line: usize,
+}
+
+/// What the parser understood.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ParsedCheckout {
+    /// Workspace and base epoch from line 1; `None` when the header is broken.
+    pub workspace: Option<String>,
+    pub epoch: Option<i64>,
+    /// The name after `# Memory · `.
+    pub display_name: Option<String>,
+    pub entries: Vec<ParsedEntry>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// True when the text is the read-only mirror: nothing was read.
+    pub refused_mirror: bool,
+}
+
+impl ParsedCheckout {
+    fn error(&mut self, line: usize, text: &str, message: impl Into<String>) {
+        self.diagnostics.push(Diagnostic {
+            line,
+            start_column: 0,
+            end_column: text.len(),
+            severity: Severity::Error,
+            message: message.into(),
+        });
+    }
+}
+
+/// Parse a checkout. Line endings may be LF or CRLF.
+pub fn parse_checkout(text: &str) -> ParsedCheckout {
+    let lines: Vec<&str> = text
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
+    let mut out = ParsedCheckout::default();
+    let header = lines.first().copied().unwrap_or("");
+    if header.starts_with(MIRROR_HEADER) || header.starts_with("<!-- mnemo mirror") {
+        out.refused_mirror = true;
+        out.error(0, header, "this is the read-only mirror, which is never checked in; edit a checkout (`mnemo checkout` or \"mnemo: Edit Memory\")");
+        return out;
+    }
+    match parse_header(header) {
+        Some((workspace, epoch)) => {
+            out.workspace = Some(workspace);
+            out.epoch = Some(epoch);
+        }
+        None => out.error(0, header, "line 1 must be the checkout header `<!-- mnemo checkout · workspace <path> · epoch <N> -->`; restore it from a fresh checkout"),
+    }
+    let mut section: Option<Kind> = None;
+    let mut index = 1;
+    while index < lines.len() {
+        let line = lines[index];
+        if line.is_empty() {
+            index += 1;
+        } else if let Some(name) = line.strip_prefix("# Memory · ") {
+            if out.display_name.is_none() && index == 1 {
+                out.display_name = Some(name.to_string());
+            } else {
+                out.error(index, line, "the `# Memory` title belongs on line 2 only");
+            }
+            index += 1;
+        } else if let Some(heading) = line.strip_prefix("## ") {
+            section = Kind::ALL
+                .iter()
+                .copied()
+                .find(|k| section_title(*k) == heading);
+            if section.is_none() {
+                let names: Vec<&str> = Kind::ALL.iter().map(|k| section_title(*k)).collect();
+                out.error(
+                    index,
+                    line,
+                    format!(
+                        "unknown section '{heading}'; sections are {}",
+                        names.join(", ")
+                    ),
+                );
+            }
+            index += 1;
+        } else if let Some(rest) = line.strip_prefix("- ") {
+            let last = entry_end(&lines, index);
+            match parse_entry(rest, section) {
+                Ok((id, created, priority, marker, title)) => {
+                    let (body, anchors) =
+                        parse_continuation(&lines[index + 1..=last], index + 1, &mut out);
+                    let entry = Entry {
+                        id,
+                        kind: section.expect("parse_entry checks the section"),
+                        created,
+                        priority,
+                        marker,
+                        title,
+                        body,
+                        anchors,
+                    };
+                    out.entries.push(ParsedEntry {
+                        entry,
+                        first_line: index,
+                        last_line: last,
+                    });
+                }
+                Err(message) => out.error(index, line, message),
+            }
+            index = last + 1;
+        } else {
+            out.error(index, line, "unexpected text; an entry starts with `- `, a section with `## `, and body lines are indented by two spaces");
+            index += 1;
+        }
+    }
+    out
+}
+
+fn parse_header(line: &str) -> Option<(String, i64)> {
+    let inner = line
+        .strip_prefix("<!-- mnemo checkout · workspace ")?
+        .strip_suffix(" -->")?;
+    let (workspace, epoch) = inner.rsplit_once(" · epoch ")?;
+    if workspace.is_empty() || epoch.is_empty() || !epoch.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((workspace.to_string(), epoch.parse().ok()?))
+}
+
+/// The last line of the entry starting at `start`: the entry continues while
+/// the next non-empty line is indented; trailing empty lines are not part of it.
+fn entry_end(lines: &[&str], start: usize) -> usize {
+    let mut last = start;
+    let mut index = start + 1;
+    while index < lines.len() {
+        let line = lines[index];
+        if line.is_empty() {
+            index += 1;
+            continue;
+        }
+        if line.starts_with(' ') || line.starts_with('\t') {
+            last = index;
+            index += 1;
+        } else {
+            break;
+        }
+    }
+    last
+}
+
+type EntryLine = (
+    Option<NoteId>,
+    Option<String>,
+    Priority,
+    Option<StateMarker>,
+    String,
+);
+
+/// `[#id] date · priority · [MARKER · ]title`, or `priority · title` for a new entry.
+fn parse_entry(rest: &str, section: Option<Kind>) -> Result<EntryLine, String> {
+    if section.is_none() {
+        return Err(
+            "this entry is under no known section; move it under one of the seven `## ` sections"
+                .into(),
+        );
+    }
+    let (id, created, rest) = match rest.strip_prefix("[#") {
+        Some(after) => {
+            let (digits, after) = after
+                .split_once("] ")
+                .ok_or("an entry id looks like `[#12] ` followed by the date")?;
+            let id: NoteId = digits
+                .parse()
+                .ok()
+                .filter(|id| *id > 0)
+                .ok_or_else(|| format!("'#{digits}' is not a note id"))?;
+            let (date, after) = after
+                .split_once(" · ")
+                .ok_or("expected `<date> · <priority> · <title>` after the id")?;
+            if Timestamp::from_date(date).is_none() {
+                return Err(format!("'{date}' is not a date (YYYY-MM-DD)"));
+            }
+            (Some(id), Some(date.to_string()), after)
+        }
+        None => (None, None, rest),
+    };
+    let (priority, after) = rest
+        .split_once(" · ")
+        .ok_or("expected `<priority> · <title>`")?;
+    let priority: Priority = priority
+        .parse()
+        .map_err(|e: crate::model::ParseEnumError| e.to_string())?;
+    let (marker, title) = match split_marker(after) {
+        Some((marker, title)) => (Some(marker?), title),
+        None => (None, after),
+    };
+    if title.trim().is_empty() {
+        return Err("the title is empty".into());
+    }
+    if title != title.trim() {
+        return Err("the title has leading or trailing spaces".into());
+    }
+    Ok((id, created, priority, marker, title.to_string()))
+}
+
+/// Split a state marker off the front of `text` when `text` is `MARKER · rest`.
+/// `None` when `text` does not start with a marker keyword followed by its
+/// grammar and ` · `; `Some(Err)` when it starts like one but is malformed
+/// in a way a person likely meant (e.g. `REVOKED · title` without a reason).
+pub fn split_marker(text: &str) -> Option<(Result<StateMarker, String>, &str)> {
+    let (word, after_word) = ["SUPERSEDED", "REVOKED", "STALE", "EXPIRED"]
+        .iter()
+        .find_map(|w| text.strip_prefix(w).map(|after| (*w, after)))?;
+    let (date, after_date) = match after_word.strip_prefix(' ') {
+        Some(after)
+            if after.len() >= 10
+                && after.is_char_boundary(10)
+                && Timestamp::from_date(&after[..10]).is_some() =>
+        {
+            (Some(after[..10].to_string()), &after[10..])
+        }
+        _ => (None, after_word),
+    };
+    match word {
+        "SUPERSEDED" => {
+            let after = after_date.strip_prefix(" by #")?;
+            let (digits, title) = after.split_once(" · ")?;
+            let by: NoteId = digits.parse().ok()?;
+            let date = date?;
+            Some((Ok(StateMarker::Superseded { date, by }), title))
+        }
+        "REVOKED" | "STALE" => {
+            if let Some(title) = after_date.strip_prefix(" · ") {
+                let example = format!("{word} (why) · {title}");
+                return Some((
+                    Err(format!("{word} needs a reason in parentheses: `{example}`")),
+                    title,
+                ));
+            }
+            let after = after_date.strip_prefix(" (")?;
+            let (reason, title) = after.split_once(") · ")?;
+            let reason = reason.to_string();
+            let marker = if word == "REVOKED" {
+                StateMarker::Revoked { date, reason }
+            } else {
+                StateMarker::Stale { date, reason }
+            };
+            Some((Ok(marker), title))
+        }
+        _ => {
+            let title = after_date.strip_prefix(" · ")?;
+            Some((Ok(StateMarker::Expired { date }), title))
+        }
+    }
+}
+
+/// Body lines and the trailing anchor links of an entry.
+fn parse_continuation(
+    lines: &[&str],
+    first_line: usize,
+    out: &mut ParsedCheckout,
+) -> (String, Vec<AnchorLink>) {
+    let mut content: Vec<String> = Vec::with_capacity(lines.len());
+    for (offset, line) in lines.iter().enumerate() {
+        if line.is_empty() {
+            content.push(String::new());
+        } else if let Some(stripped) = line.strip_prefix("  ") {
+            content.push(stripped.to_string());
+        } else {
+            out.diagnostics.push(Diagnostic {
+                line: first_line + offset,
+                start_column: 0,
+                end_column: line.len() - line.trim_start().len(),
+                severity: Severity::Warning,
+                message: "body lines are indented by exactly two spaces".into(),
+            });
+            content.push(line.trim_start().to_string());
+        }
+    }
+    let mut anchors = Vec::new();
+    while let Some(anchor) = content.last().and_then(|l| parse_anchor(l)) {
+        anchors.push(anchor);
+        content.pop();
+    }
+    anchors.reverse();
+    while content.last().is_some_and(|l| l.trim().is_empty()) {
+        content.pop();
+    }
+    let body = content
+        .iter()
+        .map(|l| l.trim_end())
+        .collect::<Vec<_>>()
+        .join("\n");
+    (body, anchors)
+}
+
+/// `[path:10-24](path#L10-L24)` with both halves agreeing.
+pub(crate) fn parse_anchor(line: &str) -> Option<AnchorLink> {
+    let inner = line.strip_prefix('[')?.strip_suffix(')')?;
+    let (label, target) = inner.split_once("](")?;
+    let (path, range) = label.rsplit_once(':')?;
+    let (start, end) = range.split_once('-')?;
+    let (start_line, end_line): (u32, u32) = (start.parse().ok()?, end.parse().ok()?);
+    if path.is_empty()
+        || target != format!("{path}#L{start_line}-L{end_line}")
+        || start.starts_with('+')
+        || end.starts_with('+')
+    {
+        return None;
+    }
+    Some(AnchorLink {
+        path: path.to_string(),
+        start_line,
+        end_line,
+    })
+}

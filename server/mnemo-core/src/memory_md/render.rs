@@ -1,0 +1,101 @@
+//! The renderer: entries in, MEMORY.md text out. Deterministic by
+//! construction: it sorts by (kind order, id) itself and never relies on
+//! the order it was given; it formats dates from stored values only.
+
+use super::{AnchorLink, Entry, Flavour, StateMarker, section_title};
+use crate::model::{Kind, NoteView};
+
+/// The entries of a store view, in render order.
+pub fn entries_of(views: &[NoteView]) -> Vec<Entry> {
+    let mut entries: Vec<Entry> = views.iter().map(Entry::from_view).collect();
+    sort(&mut entries);
+    entries
+}
+
+/// Render the notes of one workspace.
+pub fn render_views(flavour: &Flavour, display_name: &str, views: &[NoteView]) -> String {
+    render(flavour, display_name, &entries_of(views))
+}
+
+/// Sections in kind order; ids ascending inside a section; new entries (no
+/// id) after the stored ones, in their given order (the sort is stable).
+fn render_order(entry: &Entry) -> (Kind, bool, Option<crate::model::NoteId>) {
+    (entry.kind, entry.id.is_none(), entry.id)
+}
+
+fn sort(entries: &mut [Entry]) {
+    entries.sort_by_key(render_order);
+}
+
+/// Render `entries` (any order) as the given flavour.
+pub fn render(flavour: &Flavour, display_name: &str, entries: &[Entry]) -> String {
+    let mut sorted: Vec<&Entry> = entries.iter().collect();
+    sorted.sort_by_key(|e| render_order(e));
+    let mut blocks: Vec<String> = vec![format!("{}\n# Memory · {display_name}", flavour.header())];
+    for kind in Kind::ALL {
+        blocks.push(format!("## {}", section_title(*kind)));
+        blocks.extend(
+            sorted
+                .iter()
+                .filter(|e| e.kind == *kind)
+                .map(|e| render_entry(e)),
+        );
+    }
+    let mut text = blocks.join("\n\n");
+    text.push('\n');
+    text
+}
+
+fn render_entry(entry: &Entry) -> String {
+    let mut out = String::from("- ");
+    if let Some(id) = entry.id {
+        out.push_str(&format!("[#{id}] "));
+    }
+    if let Some(created) = &entry.created {
+        out.push_str(created);
+        out.push_str(" · ");
+    }
+    out.push_str(entry.priority.as_str());
+    out.push_str(" · ");
+    if let Some(marker) = &entry.marker {
+        out.push_str(&render_marker(marker));
+        out.push_str(" · ");
+    }
+    out.push_str(&entry.title);
+    for line in entry.body.lines() {
+        out.push('\n');
+        if !line.is_empty() {
+            out.push_str("  ");
+            out.push_str(line);
+        }
+    }
+    for anchor in &entry.anchors {
+        out.push_str("\n  ");
+        out.push_str(&render_anchor(anchor));
+    }
+    out
+}
+
+/// `STALE 2026-08-09 (reason)` and friends.
+pub(super) fn render_marker(marker: &StateMarker) -> String {
+    let dated = |word: &str, date: &Option<String>| match date {
+        Some(date) => format!("{word} {date}"),
+        None => word.to_string(),
+    };
+    match marker {
+        StateMarker::Superseded { date, by } => format!("SUPERSEDED {date} by #{by}"),
+        StateMarker::Revoked { date, reason } => format!("{} ({reason})", dated("REVOKED", date)),
+        StateMarker::Stale { date, reason } => format!("{} ({reason})", dated("STALE", date)),
+        StateMarker::Expired { date } => dated("EXPIRED", date),
+    }
+}
+
+/// `[path:10-24](path#L10-L24)`.
+pub(super) fn render_anchor(anchor: &AnchorLink) -> String {
+    let AnchorLink {
+        path,
+        start_line: a,
+        end_line: b,
+    } = anchor;
+    format!("[{path}:{a}-{b}]({path}#L{a}-L{b})")
+}

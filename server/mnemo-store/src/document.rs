@@ -1,0 +1,49 @@
+//! Rendering a workspace's memory as one of the two MEMORY.md flavours, from
+//! one consistent snapshot of the store (the epoch and the notes it shows are
+//! read in the same transaction).
+
+use mnemo_core::memory_md::{Flavour, render_views};
+
+use crate::error::StoreError;
+use crate::read::Scope;
+use crate::store::Store;
+use crate::workspace::Workspace;
+
+/// Which flavour to render.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DocumentKind {
+    Mirror,
+    Checkout,
+}
+
+/// A rendered document and the store state it shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderedDocument {
+    pub text: String,
+    pub epoch: i64,
+    pub notes: usize,
+}
+
+/// Render every note of `workspace`, in every state.
+pub fn render_workspace(
+    store: &Store,
+    workspace: &Workspace,
+    kind: DocumentKind,
+) -> Result<RenderedDocument, StoreError> {
+    store.snapshot(|store| {
+        let epoch = store.epoch()?;
+        let views = store.notes(&Scope::Workspace(workspace.id.clone()))?;
+        let flavour = match kind {
+            DocumentKind::Mirror => Flavour::Mirror,
+            DocumentKind::Checkout => Flavour::Checkout {
+                workspace: workspace.id.clone(),
+                epoch,
+            },
+        };
+        Ok(RenderedDocument {
+            text: render_views(&flavour, workspace.display_name(), &views),
+            epoch,
+            notes: views.len(),
+        })
+    })
+}

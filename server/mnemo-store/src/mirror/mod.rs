@@ -1,0 +1,192 @@
+//! The MEMORY.md mirror on disk: where it may be written (inside the
+//! workspace only), rendering it from one consistent snapshot of the store,
+//! writing it atomically with mode 0444, and recording the epoch it was
+//! rendered at. [`sync::MirrorSync`] keeps it current in long-lived processes.
+//!
+//! **Invariant:** the mirror is a view. Nothing here reads it back into the
+//! store; only its bytes are compared to skip a write that changes nothing.
+
+pub mod sync;
+
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Component, Path, PathBuf};
+
+use rusqlite::OptionalExtension;
+
+use crate::document::{DocumentKind, render_workspace};
+use crate::error::StoreError;
+use crate::store::Store;
+use crate::workspace::Workspace;
+
+#[derive(Debug, thiserror::Error)]
+pub enum MirrorError {
+    #[error(
+        "the mirror path '{given}' is outside the workspace {root}; the mirror must live inside it"
+    )]
+    OutsideWorkspace { given: String, root: String },
+    #[error(
+        "cannot write the mirror {path}: the directory {dir} does not exist; create it or choose another path"
+    )]
+    MissingDirectory { path: String, dir: String },
+    #[error("cannot write the mirror {path}: {reason}")]
+    NotWritable { path: String, reason: String },
+    #[error(
+        "the mirror needs a workspace directory, and this workspace ({0}) is only a name; pass --workspace DIR"
+    )]
+    NoWorkspaceDirectory(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// A validated mirror location: inside the workspace, parent directory exists,
+/// not a symlink.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MirrorTarget {
+    pub workspace: Workspace,
+    /// Absolute path of the file.
+    pub path: PathBuf,
+    /// Path relative to the workspace root, as recorded in the store.
+    pub relative: String,
+}
+
+impl MirrorTarget {
+    /// Resolve `given` (relative to the workspace root, or absolute inside it).
+    pub fn resolve(workspace: &Workspace, given: &Path) -> Result<MirrorTarget, MirrorError> {
+        let root = workspace
+            .root
+            .as_deref()
+            .ok_or_else(|| MirrorError::NoWorkspaceDirectory(workspace.id.clone()))?;
+        let shown = given.display().to_string();
+        let outside = || MirrorError::OutsideWorkspace {
+            given: shown.clone(),
+            root: root.display().to_string(),
+        };
+        if given.components().any(|c| c == Component::ParentDir) || shown.contains('\0') {
+            return Err(outside());
+        }
+        let joined = root.join(given);
+        let (Some(parent), Some(name)) = (joined.parent(), joined.file_name()) else {
+            return Err(outside());
+        };
+        if !parent.is_dir() {
+            return Err(MirrorError::MissingDirectory {
+                path: shown,
+                dir: parent.display().to_string(),
+            });
+        }
+        let parent = parent
+            .canonicalize()
+            .map_err(|e| MirrorError::NotWritable {
+                path: shown.clone(),
+                reason: e.to_string(),
+            })?;
+        if !parent.starts_with(root) {
+            return Err(outside());
+        }
+        let path = parent.join(name);
+        if let Ok(meta) = std::fs::symlink_metadata(&path) {
+            if meta.file_type().is_symlink() {
+                return Err(MirrorError::NotWritable {
+                    path: shown,
+                    reason: "it is a symbolic link; mnemo does not write through links".into(),
+                });
+            }
+            if meta.is_dir() {
+                return Err(MirrorError::NotWritable {
+                    path: shown,
+                    reason: "it is a directory".into(),
+                });
+            }
+        }
+        let relative = path
+            .strip_prefix(root)
+            .map_err(|_| outside())?
+            .to_string_lossy()
+            .into_owned();
+        Ok(MirrorTarget {
+            workspace: workspace.clone(),
+            path,
+            relative,
+        })
+    }
+}
+
+/// What an export did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportOutcome {
+    pub epoch: i64,
+    pub notes: usize,
+    pub bytes: usize,
+    /// False when the file already held exactly these bytes.
+    pub written: bool,
+}
+
+/// Render and write the mirror, then record the epoch it shows.
+pub fn export(store: &Store, target: &MirrorTarget) -> Result<ExportOutcome, MirrorError> {
+    let document = render_workspace(store, &target.workspace, DocumentKind::Mirror)?;
+    let written = write_atomically(&target.path, document.text.as_bytes()).map_err(|e| {
+        MirrorError::NotWritable {
+            path: target.path.display().to_string(),
+            reason: e.to_string(),
+        }
+    })?;
+    record_epoch(store, target, document.epoch)?;
+    Ok(ExportOutcome {
+        epoch: document.epoch,
+        notes: document.notes,
+        bytes: document.text.len(),
+        written,
+    })
+}
+
+/// True when the store changed since the mirror was last rendered (or it never was,
+/// or the file is gone).
+pub fn is_behind(store: &Store, target: &MirrorTarget) -> Result<bool, StoreError> {
+    let recorded: Option<i64> = store
+        .conn
+        .query_row(
+            "SELECT epoch FROM mirror_exports WHERE workspace = ?1 AND path = ?2",
+            [&target.workspace.id, &target.relative],
+            |r| r.get(0),
+        )
+        .optional()?;
+    Ok(recorded != Some(store.epoch()?) || !target.path.is_file())
+}
+
+fn record_epoch(store: &Store, target: &MirrorTarget, epoch: i64) -> Result<(), StoreError> {
+    store.conn.execute(
+        "INSERT INTO mirror_exports (workspace, path, epoch) VALUES (?1, ?2, ?3)
+         ON CONFLICT (workspace, path) DO UPDATE SET epoch = max(epoch, excluded.epoch)",
+        rusqlite::params![target.workspace.id, target.relative, epoch],
+    )?;
+    Ok(())
+}
+
+/// Write `bytes` to `path` through a temp file and a rename, mode 0444.
+/// Returns false (and touches nothing) when the file already holds `bytes`.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
+    if std::fs::read(path).is_ok_and(|current| current == bytes) {
+        return Ok(false);
+    }
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = path.with_file_name(format!(".{name}.mnemo-{}.tmp", std::process::id()));
+    let _ = std::fs::remove_file(&temp);
+    let result = (|| {
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o444)
+            .open(&temp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&temp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result.map(|()| true)
+}

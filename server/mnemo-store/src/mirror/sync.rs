@@ -1,0 +1,185 @@
+//! Keeping the mirror current in a long-lived process (the language server,
+//! the MCP server, `mnemo export --watch`). One worker thread owns its own
+//! store connection. It is poked by this process's commits (a commit
+//! listener on the one write path) and by a file watch on the store, which
+//! sees other processes' writes; a [`Debouncer`] turns a burst into one
+//! render. Nothing renders on a timer: with no writes, the worker sleeps.
+//!
+//! A failed render is reported and retried on the next poke; it never
+//! touches the write that triggered it.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use mnemo_core::debounce::Debouncer;
+use notify::Watcher;
+
+use super::{MirrorTarget, export, is_behind};
+use crate::store::Store;
+
+/// What the worker reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MirrorEvent {
+    Rendered { epoch: i64, written: bool },
+    Failed(String),
+}
+
+enum Message {
+    Poke,
+    Flush(mpsc::Sender<()>),
+    Stop,
+}
+
+/// A running mirror worker; dropping it renders what is pending and stops.
+pub struct MirrorSync {
+    sender: mpsc::Sender<Message>,
+    worker: Option<JoinHandle<()>>,
+    _watcher: Option<notify::RecommendedWatcher>,
+}
+
+impl MirrorSync {
+    /// Start the worker. It renders at once if the mirror is behind the store.
+    /// Store-open and watch failures are reported through `report`.
+    pub fn start(
+        store_path: &Path,
+        target: MirrorTarget,
+        debounce: Duration,
+        report: impl Fn(MirrorEvent) + Send + 'static,
+    ) -> MirrorSync {
+        let (sender, receiver) = mpsc::channel();
+        let watcher = watch_store(store_path, sender.clone()).map_err(|e| {
+            report(MirrorEvent::Failed(format!(
+                "cannot watch the store for other processes' writes: {e}"
+            )))
+        });
+        let store_path = store_path.to_path_buf();
+        let worker = std::thread::Builder::new()
+            .name("mnemo-mirror".into())
+            .spawn(move || run(store_path, target, debounce, receiver, report))
+            .expect("spawning the mirror thread");
+        MirrorSync {
+            sender,
+            worker: Some(worker),
+            _watcher: watcher.ok(),
+        }
+    }
+
+    /// Tell the worker this process committed a write.
+    pub fn poke(&self) {
+        let _ = self.sender.send(Message::Poke);
+    }
+
+    /// A commit listener for [`Store::on_commit`] that pokes this worker.
+    pub fn commit_listener(&self) -> impl FnMut(i64) + Send + 'static {
+        let sender = self.sender.clone();
+        move |_epoch| {
+            let _ = sender.send(Message::Poke);
+        }
+    }
+
+    /// Render now if the mirror is behind, and wait for it.
+    pub fn flush(&self) {
+        let (ack, done) = mpsc::channel();
+        if self.sender.send(Message::Flush(ack)).is_ok() {
+            let _ = done.recv();
+        }
+    }
+}
+
+impl Drop for MirrorSync {
+    fn drop(&mut self) {
+        let _ = self.sender.send(Message::Stop);
+        if let Some(worker) = self.worker.take() {
+            let _ = worker.join();
+        }
+    }
+}
+
+fn watch_store(
+    store_path: &Path,
+    sender: mpsc::Sender<Message>,
+) -> notify::Result<notify::RecommendedWatcher> {
+    let dir = store_path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
+    let prefix = store_path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        let Ok(event) = event else { return };
+        if event.kind.is_access() {
+            return;
+        }
+        let touches_store = event.paths.iter().any(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(&prefix))
+        });
+        if touches_store {
+            let _ = sender.send(Message::Poke);
+        }
+    })?;
+    watcher.watch(&dir, notify::RecursiveMode::NonRecursive)?;
+    Ok(watcher)
+}
+
+fn run(
+    store_path: PathBuf,
+    target: MirrorTarget,
+    debounce: Duration,
+    receiver: mpsc::Receiver<Message>,
+    report: impl Fn(MirrorEvent),
+) {
+    let store = match Store::open(&store_path) {
+        Ok(store) => store,
+        Err(e) => {
+            report(MirrorEvent::Failed(e.to_string()));
+            return;
+        }
+    };
+    let started = Instant::now();
+    let now = || started.elapsed().as_millis() as u64;
+    let quiet = debounce.as_millis() as u64;
+    let mut debouncer = Debouncer::new(quiet, (quiet * 10).max(10_000));
+    let render_if_behind = || match is_behind(&store, &target) {
+        Ok(false) => {}
+        Ok(true) => match export(&store, &target) {
+            Ok(outcome) => report(MirrorEvent::Rendered {
+                epoch: outcome.epoch,
+                written: outcome.written,
+            }),
+            Err(e) => report(MirrorEvent::Failed(e.to_string())),
+        },
+        Err(e) => report(MirrorEvent::Failed(e.to_string())),
+    };
+    render_if_behind();
+    loop {
+        let message = match debouncer.deadline() {
+            Some(deadline) => {
+                receiver.recv_timeout(Duration::from_millis(deadline.saturating_sub(now())))
+            }
+            None => receiver.recv().map_err(|_| RecvTimeoutError::Disconnected),
+        };
+        match message {
+            Ok(Message::Poke) => debouncer.poke(now()),
+            Ok(Message::Flush(ack)) => {
+                render_if_behind();
+                let _ = ack.send(());
+            }
+            Ok(Message::Stop) | Err(RecvTimeoutError::Disconnected) => {
+                if debouncer.is_pending() {
+                    render_if_behind();
+                }
+                return;
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+        }
+        if debouncer.fire(now()) {
+            render_if_behind();
+        }
+    }
+}
