@@ -5,4 +5,5 @@ mod cli_errors;
 mod cli_lifecycle;
 mod cli_reads;
 mod concurrency;
+mod mirror;
 mod support;

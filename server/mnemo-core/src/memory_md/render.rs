@@ -2,6 +2,8 @@
 //! construction: it sorts by (kind order, id) itself and never relies on
 //! the order it was given; it formats dates from stored values only.
 
+use std::fmt::Write as _;
+
 use super::{AnchorLink, Entry, Flavour, StateMarker, section_title};
 use crate::model::{Kind, NoteView};
 
@@ -31,25 +33,31 @@ fn sort(entries: &mut [Entry]) {
 pub fn render(flavour: &Flavour, display_name: &str, entries: &[Entry]) -> String {
     let mut sorted: Vec<&Entry> = entries.iter().collect();
     sorted.sort_by_key(|e| render_order(e));
-    let mut blocks: Vec<String> = vec![format!("{}\n# Memory · {display_name}", flavour.header())];
+    let size: usize = entries
+        .iter()
+        .map(|e| e.title.len() + e.body.len() + 64 + e.anchors.len() * 80)
+        .sum();
+    let mut out = String::with_capacity(size + 512);
+    out.push_str(&flavour.header());
+    out.push_str("\n# Memory · ");
+    out.push_str(display_name);
+    let mut next = sorted.into_iter().peekable();
     for kind in Kind::ALL {
-        blocks.push(format!("## {}", section_title(*kind)));
-        blocks.extend(
-            sorted
-                .iter()
-                .filter(|e| e.kind == *kind)
-                .map(|e| render_entry(e)),
-        );
+        out.push_str("\n\n## ");
+        out.push_str(section_title(*kind));
+        while let Some(entry) = next.next_if(|e| e.kind == *kind) {
+            out.push_str("\n\n");
+            render_entry(&mut out, entry);
+        }
     }
-    let mut text = blocks.join("\n\n");
-    text.push('\n');
-    text
+    out.push('\n');
+    out
 }
 
-fn render_entry(entry: &Entry) -> String {
-    let mut out = String::from("- ");
+fn render_entry(out: &mut String, entry: &Entry) {
+    out.push_str("- ");
     if let Some(id) = entry.id {
-        out.push_str(&format!("[#{id}] "));
+        let _ = write!(out, "[#{id}] ");
     }
     if let Some(created) = &entry.created {
         out.push_str(created);
@@ -73,7 +81,6 @@ fn render_entry(entry: &Entry) -> String {
         out.push_str("\n  ");
         out.push_str(&render_anchor(anchor));
     }
-    out
 }
 
 /// `STALE 2026-08-09 (reason)` and friends.

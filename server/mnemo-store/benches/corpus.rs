@@ -1,12 +1,15 @@
 //! Benchmark: import generated corpora of 1k, 10k and 100k notes into a fresh
-//! store (one transaction through the one write path), then list and verify
-//! them. Prints one table row per size; run with
-//! `cargo bench -p mnemo-store --bench import` (pass sizes to override).
+//! store (one transaction through the one write path), then list, verify and
+//! render the MEMORY.md mirror. Prints one table row per size; run with
+//! `cargo bench -p mnemo-store --bench corpus` (pass sizes to override).
 
 use std::time::Instant;
 
+use mnemo_core::memory_md::{Flavour, render_views};
 use mnemo_core::{Actor, Timestamp};
+use mnemo_store::document::{DocumentKind, render_workspace};
 use mnemo_store::import_jsonl::import;
+use mnemo_store::workspace::Workspace;
 use mnemo_store::{Scope, Store};
 
 const KINDS: [&str; 7] = [
@@ -71,8 +74,10 @@ fn main() {
     } else {
         sizes
     };
-    println!("| notes | import | import notes/s | list all | verify | store size |");
-    println!("|---:|---:|---:|---:|---:|---:|");
+    println!(
+        "| notes | import | import notes/s | list all | verify | store size | render (in memory) | mirror export (read + render) | mirror size |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for count in sizes {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("memory.db");
@@ -89,27 +94,47 @@ fn main() {
         let import_time = started.elapsed();
         assert_eq!(report.notes, count);
         let started = Instant::now();
-        let listed = store
-            .notes(&Scope::Workspace("bench".into()))
-            .unwrap()
-            .len();
+        let views = store.notes(&Scope::Workspace("bench".into())).unwrap();
         let list_time = started.elapsed();
-        assert_eq!(listed, count);
+        assert_eq!(views.len(), count);
+        let pure_render_time = (0..5)
+            .map(|_| {
+                let started = Instant::now();
+                std::hint::black_box(render_views(&Flavour::Mirror, "bench", &views));
+                started.elapsed()
+            })
+            .min()
+            .unwrap();
         let started = Instant::now();
         assert!(store.verify().unwrap().is_clean());
         let verify_time = started.elapsed();
+        let workspace = Workspace {
+            id: "bench".into(),
+            root: None,
+        };
+        let render_time = (0..5)
+            .map(|_| {
+                let started = Instant::now();
+                let document = render_workspace(&store, &workspace, DocumentKind::Mirror).unwrap();
+                (started.elapsed(), document.text.len())
+            })
+            .min()
+            .unwrap();
         drop(store);
         let size: u64 = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().metadata().unwrap().len())
             .sum();
         println!(
-            "| {count} | {:.2} s | {:.0} | {:.0} ms | {:.0} ms | {:.1} MB |",
+            "| {count} | {:.2} s | {:.0} | {:.0} ms | {:.0} ms | {:.1} MB | {:.0} ms | {:.0} ms | {:.1} MB |",
             import_time.as_secs_f64(),
             count as f64 / import_time.as_secs_f64(),
             list_time.as_secs_f64() * 1e3,
             verify_time.as_secs_f64() * 1e3,
             size as f64 / 1e6,
+            pure_render_time.as_secs_f64() * 1e3,
+            render_time.0.as_secs_f64() * 1e3,
+            render_time.1 as f64 / 1e6,
         );
     }
 }
