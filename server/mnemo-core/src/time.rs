@@ -37,6 +37,9 @@ impl Timestamp {
         if parts.next().is_some() || y.len() != 4 || m.len() != 2 || d.len() != 2 {
             return None;
         }
+        if !text.bytes().all(|b| b.is_ascii_digit() || b == b'-') {
+            return None;
+        }
         let (y, m, d): (i64, u32, u32) = (y.parse().ok()?, m.parse().ok()?, d.parse().ok()?);
         if !(1..=12).contains(&m) || d == 0 || d > days_in_month(y, m) {
             return None;
@@ -57,8 +60,11 @@ impl Timestamp {
         if hms.next().is_some() {
             return None;
         }
-        let (h, m, s): (i64, i64, i64) = (h.parse().ok()?, m.parse().ok()?, s.parse().ok()?);
-        if h > 23 || m > 59 || s > 59 || h < 0 || m < 0 || s < 0 {
+        let two_digits = |t: &str| -> Option<i64> {
+            (t.len() == 2 && t.bytes().all(|b| b.is_ascii_digit())).then(|| t.parse().ok())?
+        };
+        let (h, m, s) = (two_digits(h)?, two_digits(m)?, two_digits(s)?);
+        if h > 23 || m > 59 || s > 59 {
             return None;
         }
         Some(Timestamp(day.0 + h * 3600 + m * 60 + s))
@@ -155,10 +161,46 @@ mod tests {
             "26-01-01",
             "x",
             "2026-01-01T25:00:00Z",
+            "2026-01-01T24:00:00Z",
+            "2026-01-01T10:60:00Z",
+            "2026-01-01T10:00:60Z",
+            "2026-01-01T-1:00:00Z",
+            "2026-01-01T10:+1:00Z",
+            "2026-01-01T1:00:00Z",
+            "2026-01-01T10:00:00:00Z",
             "2026-01-01T10:00:00",
+            "2026-+1-01",
+            "2026-04-31",
+            "2100-02-29",
+            "2026-06-00",
+            "2026-01-32",
         ] {
             assert_eq!(Timestamp::parse(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn month_ends_and_leap_days_are_dates() {
+        for (good, days) in [
+            ("2024-02-29", 19_782),
+            ("2000-02-29", 11_016),
+            ("2026-12-31", 20_818),
+            ("2026-01-31", 20_484),
+            ("2026-04-30", 20_573),
+            ("2026-02-28", 20_512),
+            ("1970-01-01", 0),
+        ] {
+            assert_eq!(
+                Timestamp::from_date(good),
+                Some(Timestamp(days * 86_400)),
+                "{good}"
+            );
+            assert_eq!(Timestamp(days * 86_400).date(), good);
+        }
+        assert_eq!(
+            Timestamp::parse("2026-08-01T23:59:59Z"),
+            Some(Timestamp(1_785_628_799))
+        );
     }
 
     #[test]
