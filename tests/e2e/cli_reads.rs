@@ -22,9 +22,7 @@ fn remember_prints_the_id_and_show_prints_the_whole_note() {
         "src/lock.rs:10-24",
     ]);
     assert_eq!(out, "#1\n");
-    let show = env
-        .ok(&["show", "1"])
-        .replace(&root_id(&env.root), "<root>");
+    let show = env.ok(&["show", "1"]).replace(&root_id(&env.root), "<root>");
     expect![[r#"
         #1 gotcha/high · agent · active
         Workspace lock must be released before daemon restart
@@ -40,10 +38,7 @@ fn remember_prints_the_id_and_show_prints_the_whole_note() {
     .assert_eq(&show);
     let json = env.json(&["show", "#1"]);
     assert_eq!(json["anchors"][0]["path"], "src/lock.rs");
-    assert_eq!(
-        json["anchors"][0]["content_sha256"].as_str().unwrap().len(),
-        64
-    );
+    assert_eq!(json["anchors"][0]["content_sha256"].as_str().unwrap().len(), 64);
     assert_eq!(json["state"], "active");
     assert_eq!(json["workspace"], root_id(&env.root));
 }
@@ -69,32 +64,12 @@ fn a_note_stated_in_the_user_message_is_user_stated_with_the_quote_bound() {
         "--user-message",
         "From now on: run tests inside the venv",
     ]);
-    env.ok(&[
-        "remember",
-        "--kind",
-        "finding",
-        "--title",
-        "Build cache is shared",
-        "--provenance",
-        "auto",
-    ]);
-    env.ok(&[
-        "remember",
-        "--kind",
-        "decision",
-        "--title",
-        "We pin serde",
-        "--as-human",
-    ]);
+    env.ok(&["remember", "--kind", "finding", "--title", "Build cache is shared", "--provenance", "auto"]);
+    env.ok(&["remember", "--kind", "decision", "--title", "We pin serde", "--as-human"]);
     let notes = env.json(&["list"])["notes"].as_array().unwrap().clone();
     let summary: Vec<(String, String)> = notes
         .iter()
-        .map(|n| {
-            (
-                n["provenance"].as_str().unwrap().to_string(),
-                n["quote"].as_str().unwrap_or("-").to_string(),
-            )
-        })
+        .map(|n| (n["provenance"].as_str().unwrap().to_string(), n["quote"].as_str().unwrap_or("-").to_string()))
         .collect();
     assert_eq!(
         summary,
@@ -115,11 +90,7 @@ fn list_prints_the_index_tier_and_says_what_filters_hid() {
     let c = env.remember("finding", "Index rebuild reuses the embed cache");
     env.ok(&["revoke", &a.to_string(), "--reason", "wrong lock order"]);
     env.ok(&["flag-stale", &c.to_string(), "--reason", "cache.rs changed"]);
-    let later = env
-        .command(&["list"])
-        .env("MNEMO_NOW", "2026-08-07T13:00:00Z")
-        .output()
-        .unwrap();
+    let later = env.command(&["list"]).env("MNEMO_NOW", "2026-08-07T13:00:00Z").output().unwrap();
     expect![[r#"
         [#1] gotcha/medium · agent · [REVOKED] Lock released before restart · 3d
         [#2] task/medium · agent · Port the cache · 3d
@@ -127,14 +98,8 @@ fn list_prints_the_index_tier_and_says_what_filters_hid() {
     "#]]
     .assert_eq(&String::from_utf8(later.stdout).unwrap());
     let out = env.run(&["list", "--state", "active"]);
-    assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
-        "[#2] task/medium · agent · Port the cache · now\n"
-    );
-    assert_eq!(
-        String::from_utf8(out.stderr).unwrap(),
-        "2 more hidden by the filters: 1 revoked, 1 stale_flagged\n"
-    );
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "[#2] task/medium · agent · Port the cache · now\n");
+    assert_eq!(String::from_utf8(out.stderr).unwrap(), "2 more hidden by the filters: 1 revoked, 1 stale_flagged\n");
     let json = env.json(&["list", "--kind", "finding"]);
     assert_eq!(json["notes"].as_array().unwrap().len(), 1);
     assert_eq!(json["hidden"]["other kinds"], 2);
@@ -144,20 +109,11 @@ fn list_prints_the_index_tier_and_says_what_filters_hid() {
 #[test]
 fn history_lists_every_event_with_actor_time_and_reason() {
     let env = Env::new();
-    let id = env
-        .remember("finding", "Cache hit ratio is 0.93")
-        .to_string();
+    let id = env.remember("finding", "Cache hit ratio is 0.93").to_string();
     env.ok(&["flag-stale", &id, "--reason", "bench rerun pending"]);
     env.ok(&["reinstate", &id, "--as-human"]);
     env.ok(&["promote", &id, "--as-human"]);
-    let new = parse_id(&env.ok(&[
-        "supersede",
-        &id,
-        "--title",
-        "Cache hit ratio is 0.95",
-        "--reason",
-        "rerun",
-    ]));
+    let new = parse_id(&env.ok(&["supersede", &id, "--title", "Cache hit ratio is 0.95", "--reason", "rerun"]));
     expect![[r#"
         2026-08-04T12:00:00Z  created as agent (by agent)
         2026-08-04T12:00:00Z  stale_flagged (by agent) — bench rerun pending
@@ -187,54 +143,22 @@ fn reads_are_scoped_to_the_workspace_unless_all_workspaces_is_asked() {
         "Theirs",
     ]));
     let titles = |args: &[&str]| -> Vec<String> {
-        env.json(args)["notes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|n| n["title"].as_str().unwrap().to_string())
-            .collect()
+        env.json(args)["notes"].as_array().unwrap().iter().map(|n| n["title"].as_str().unwrap().to_string()).collect()
     };
     assert_eq!(titles(&["list"]), vec!["Mine"]);
-    assert_eq!(
-        titles(&["list", "--all-workspaces"]),
-        vec!["Mine", "Theirs"]
-    );
+    assert_eq!(titles(&["list", "--all-workspaces"]), vec!["Mine", "Theirs"]);
     let err = env.fails(&["show", &theirs.to_string()], 1);
-    assert!(
-        err.contains(&format!("note #{theirs} belongs to another workspace")),
-        "{err}"
-    );
+    assert!(err.contains(&format!("note #{theirs} belongs to another workspace")), "{err}");
     env.fails(&["history", &theirs.to_string()], 1);
     env.fails(&["revoke", &theirs.to_string(), "--reason", "x"], 1);
-    assert_eq!(
-        env.json(&["show", &theirs.to_string(), "--all-workspaces"])["title"],
-        "Theirs"
-    );
+    assert_eq!(env.json(&["show", &theirs.to_string(), "--all-workspaces"])["title"], "Theirs");
     assert_eq!(env.json(&["store", "stats"])["stats"]["notes"], 1);
-    assert_eq!(
-        env.json(&["store", "stats", "--all-workspaces"])["stats"]["notes"],
-        2
-    );
+    assert_eq!(env.json(&["store", "stats", "--all-workspaces"])["stats"]["notes"], 2);
     let sub = env.root.join("src");
-    let from_subdir = env
-        .command(&["show", &mine.to_string(), "--json"])
-        .current_dir(&sub)
-        .output()
-        .unwrap();
-    assert!(
-        from_subdir.status.success(),
-        "the git root above the current directory is the workspace"
-    );
-    let via_env = env
-        .command(&["list", "--json"])
-        .env("MNEMO_WORKSPACE", &other)
-        .output()
-        .unwrap();
-    assert!(
-        String::from_utf8(via_env.stdout)
-            .unwrap()
-            .contains("Theirs")
-    );
+    let from_subdir = env.command(&["show", &mine.to_string(), "--json"]).current_dir(&sub).output().unwrap();
+    assert!(from_subdir.status.success(), "the git root above the current directory is the workspace");
+    let via_env = env.command(&["list", "--json"]).env("MNEMO_WORKSPACE", &other).output().unwrap();
+    assert!(String::from_utf8(via_env.stdout).unwrap().contains("Theirs"));
 }
 
 #[test]
@@ -249,23 +173,11 @@ fn the_store_defaults_to_xdg_data_home_then_home() {
         .unwrap();
     assert!(out.status.success());
     assert!(xdg.join("mnemo/memory.db").is_file());
-    let out = env
-        .command(&["remember", "--kind", "task", "--title", "t"])
-        .env_remove("MNEMO_STORE")
-        .output()
-        .unwrap();
+    let out = env.command(&["remember", "--kind", "task", "--title", "t"]).env_remove("MNEMO_STORE").output().unwrap();
     assert!(out.status.success());
     assert!(env.home.join(".local/share/mnemo/memory.db").is_file());
     let explicit = env.home.join("explicit.db");
-    env.ok(&[
-        "--store",
-        explicit.to_str().unwrap(),
-        "remember",
-        "--kind",
-        "task",
-        "--title",
-        "t",
-    ]);
+    env.ok(&["--store", explicit.to_str().unwrap(), "remember", "--kind", "task", "--title", "t"]);
     assert!(explicit.is_file());
 }
 
@@ -275,27 +187,17 @@ fn store_stats_and_verify() {
     env.remember("gotcha", "a");
     let b = env.remember("task", "b");
     env.ok(&["revoke", &b.to_string(), "--reason", "done elsewhere"]);
-    assert_eq!(
-        env.ok(&["store", "verify"]),
-        "clean: 2 notes, 3 events replayed; the state cache matches the log\n"
-    );
+    assert_eq!(env.ok(&["store", "verify"]), "clean: 2 notes, 3 events replayed; the state cache matches the log\n");
     let stats = env.json(&["store", "stats"]);
     assert_eq!(stats["stats"]["epoch"], 3);
     assert_eq!(stats["stats"]["by_status"]["revoked"], 1);
     rusqlite::Connection::open(&env.store)
         .unwrap()
-        .execute(
-            "UPDATE note_state SET status = 'active' WHERE note_id = ?1",
-            [b],
-        )
+        .execute("UPDATE note_state SET status = 'active' WHERE note_id = ?1", [b])
         .unwrap();
     let out = env.run(&["store", "verify"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        String::from_utf8(out.stdout)
-            .unwrap()
-            .starts_with(&format!("#{b}: cache"))
-    );
+    assert!(String::from_utf8(out.stdout).unwrap().starts_with(&format!("#{b}: cache")));
 }
 
 #[test]
@@ -303,26 +205,17 @@ fn import_jsonl_loads_the_eval_corpus_and_queries_by_workspace_name() {
     let env = Env::new();
     let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/../../eval/corpus.jsonl");
     let refused = env.fails(&["import", "jsonl", corpus], 1);
-    assert!(
-        refused.contains("provenance 'human' is reached only by a person"),
-        "{refused}"
-    );
+    assert!(refused.contains("provenance 'human' is reached only by a person"), "{refused}");
     assert_eq!(
         env.ok(&["import", "jsonl", corpus, "--as-human"]),
         format!("imported 260 notes (317 events) from {corpus}\n")
     );
     let ops = env.json(&["--workspace", "larder-ops", "list"]);
     assert_eq!(ops["notes"].as_array().unwrap().len(), 30);
-    assert_eq!(
-        env.json(&["--workspace", "larder", "store", "stats"])["stats"]["notes"],
-        230
-    );
+    assert_eq!(env.json(&["--workspace", "larder", "store", "stats"])["stats"]["notes"], 230);
     env.ok(&["store", "verify"]);
     let missing = env.fails(&["import", "jsonl", "no/such.jsonl"], 1);
-    assert!(
-        missing.starts_with("error: cannot open no/such.jsonl; check the path"),
-        "{missing}"
-    );
+    assert!(missing.starts_with("error: cannot open no/such.jsonl; check the path"), "{missing}");
 }
 
 #[test]
@@ -331,41 +224,18 @@ fn due_tasks_expire_when_the_store_is_next_opened_for_writing() {
     let task = env.ok(&["remember", "--kind", "task", "--title", "Port the cache"]);
     let directive = env.remember("directive", "Run nextest");
     std::fs::create_dir_all(env.root.join(".mnemo")).unwrap();
-    let month_later = |args: &[&str]| {
-        env.command(args)
-            .env("MNEMO_NOW", "2026-09-04T12:00:00Z")
-            .output()
-            .unwrap()
-    };
+    let month_later = |args: &[&str]| env.command(args).env("MNEMO_NOW", "2026-09-04T12:00:00Z").output().unwrap();
     assert!(month_later(&["list"]).status.success());
-    assert_eq!(
-        env.json(&["show", task.trim()])["state"],
-        "active",
-        "a read does not expire"
-    );
-    assert!(
-        month_later(&["remember", "--kind", "finding", "--title", "x"])
-            .status
-            .success()
-    );
+    assert_eq!(env.json(&["show", task.trim()])["state"], "active", "a read does not expire");
+    assert!(month_later(&["remember", "--kind", "finding", "--title", "x"]).status.success());
     let shown = env.json(&["show", task.trim()]);
     assert_eq!(shown["state"], "expired");
-    assert_eq!(
-        shown["state_reason"],
-        "task notes expire 30 days after they are created or reinstated"
-    );
+    assert_eq!(shown["state_reason"], "task notes expire 30 days after they are created or reinstated");
     let history = env.json(&["history", task.trim()]);
     assert_eq!(history[1]["actor"], "system");
-    assert_eq!(
-        env.json(&["show", &directive.to_string()])["state"],
-        "active"
-    );
+    assert_eq!(env.json(&["show", &directive.to_string()])["state"], "active");
 
-    std::fs::write(
-        env.root.join(".mnemo/config.toml"),
-        "[expiry]\ntask = 0\nfinding = 10\n",
-    )
-    .unwrap();
+    std::fs::write(env.root.join(".mnemo/config.toml"), "[expiry]\ntask = 0\nfinding = 10\n").unwrap();
     let finding = env.remember("finding", "Short-lived");
     let task2 = env.remember("task", "Never expires here");
     assert!(
@@ -376,17 +246,10 @@ fn due_tasks_expire_when_the_store_is_next_opened_for_writing() {
             .status
             .success()
     );
-    assert_eq!(
-        env.json(&["show", &finding.to_string()])["state"],
-        "expired"
-    );
+    assert_eq!(env.json(&["show", &finding.to_string()])["state"], "expired");
     assert_eq!(env.json(&["show", &task2.to_string()])["state"], "active");
 
-    std::fs::write(
-        env.root.join(".mnemo/config.toml"),
-        "[expiry]\ndirective = 5\n",
-    )
-    .unwrap();
+    std::fs::write(env.root.join(".mnemo/config.toml"), "[expiry]\ndirective = 5\n").unwrap();
     let err = env.fails(&["remember", "--kind", "task", "--title", "z"], 1);
     assert!(err.contains("directives never expire"), "{err}");
 }

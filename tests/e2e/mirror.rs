@@ -24,32 +24,16 @@ fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
 #[test]
 fn enabling_the_export_writes_the_mirror_and_every_write_keeps_it_current() {
     let env = Env::new();
-    let id = env
-        .remember("gotcha", "Release the lock before restart")
-        .to_string();
+    let id = env.remember("gotcha", "Release the lock before restart").to_string();
     let out = env.ok(&["export", "--enable"]);
     assert_eq!(out, "wrote MEMORY.md (1 notes, epoch 1)\n");
     let config = std::fs::read_to_string(env.root.join(".mnemo/config.toml")).unwrap();
-    assert_eq!(
-        config,
-        "[memory_export]\nenabled = true\npath = \"MEMORY.md\"\ndebounce_seconds = 3.0\n"
-    );
-    assert_eq!(
-        std::fs::metadata(env.root.join("MEMORY.md"))
-            .unwrap()
-            .permissions()
-            .mode()
-            & 0o777,
-        0o444
-    );
+    assert_eq!(config, "[memory_export]\nenabled = true\npath = \"MEMORY.md\"\ndebounce_seconds = 3.0\n");
+    assert_eq!(std::fs::metadata(env.root.join("MEMORY.md")).unwrap().permissions().mode() & 0o777, 0o444);
     let before = mirror(&env);
     env.ok(&["revoke", &id, "--reason", "wrong order"]);
     let after = mirror(&env);
-    let changed: Vec<(&str, &str)> = before
-        .lines()
-        .zip(after.lines())
-        .filter(|(a, b)| a != b)
-        .collect();
+    let changed: Vec<(&str, &str)> = before.lines().zip(after.lines()).filter(|(a, b)| a != b).collect();
     assert_eq!(
         changed,
         [(
@@ -60,16 +44,10 @@ fn enabling_the_export_writes_the_mirror_and_every_write_keeps_it_current() {
     );
     env.remember("task", "Port the cache");
     assert!(mirror(&env).contains("- [#2] 2026-08-04 · medium · Port the cache\n"));
-    assert_eq!(
-        env.ok(&["export"]),
-        "MEMORY.md is up to date (2 notes, epoch 3)\n"
-    );
+    assert_eq!(env.ok(&["export"]), "MEMORY.md is up to date (2 notes, epoch 3)\n");
     assert_eq!(
         env.ok(&["export", "--disable"]),
-        format!(
-            "mirror export disabled for {}; MEMORY.md is left as it is\n",
-            env.root.display()
-        )
+        format!("mirror export disabled for {}; MEMORY.md is left as it is\n", env.root.display())
     );
     env.remember("task", "Not mirrored");
     assert!(!mirror(&env).contains("Not mirrored"));
@@ -81,49 +59,23 @@ fn a_mirror_left_behind_is_re_rendered_by_the_next_process_that_opens_the_worksp
     env.ok(&["export", "--enable"]);
     // Stand-in for a writer that died inside its debounce window: the store
     // moves on while the mirror does not (the config is briefly off).
-    std::fs::write(
-        env.root.join(".mnemo/config.toml"),
-        "[memory_export]\nenabled = false\n",
-    )
-    .unwrap();
+    std::fs::write(env.root.join(".mnemo/config.toml"), "[memory_export]\nenabled = false\n").unwrap();
     env.remember("finding", "missing from the mirror");
     assert!(!mirror(&env).contains("missing from the mirror"));
-    std::fs::write(
-        env.root.join(".mnemo/config.toml"),
-        "[memory_export]\nenabled = true\n",
-    )
-    .unwrap();
+    std::fs::write(env.root.join(".mnemo/config.toml"), "[memory_export]\nenabled = true\n").unwrap();
     env.ok(&["list"]);
-    assert!(
-        mirror(&env).contains("missing from the mirror"),
-        "a read re-rendered the mirror that was behind"
-    );
+    assert!(mirror(&env).contains("missing from the mirror"), "a read re-rendered the mirror that was behind");
 }
 
 #[test]
 fn the_mirror_is_identical_under_any_time_zone() {
     let env = Env::new();
-    for (i, kind) in [
-        "directive",
-        "task",
-        "gotcha",
-        "finding",
-        "reference",
-        "decision",
-        "operational",
-    ]
-    .iter()
-    .enumerate()
+    for (i, kind) in
+        ["directive", "task", "gotcha", "finding", "reference", "decision", "operational"].iter().enumerate()
     {
         let late = format!("2026-08-0{}T23:30:00Z", i + 1);
         let out = env
-            .command(&[
-                "remember",
-                "--kind",
-                kind,
-                "--title",
-                &format!("{kind} note"),
-            ])
+            .command(&["remember", "--kind", kind, "--title", &format!("{kind} note")])
             .env("MNEMO_NOW", &late)
             .output()
             .unwrap();
@@ -131,43 +83,30 @@ fn the_mirror_is_identical_under_any_time_zone() {
     }
     env.ok(&["revoke", "3", "--reason", "late-night mistake"]);
     let render = |tz: &str, file: &str| {
-        let out = env
-            .command(&["export", "--path", file])
-            .env("TZ", tz)
-            .env("LC_ALL", "C")
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = env.command(&["export", "--path", file]).env("TZ", tz).env("LC_ALL", "C").output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         std::fs::read(env.root.join(file)).unwrap()
     };
     let utc = render("UTC", "utc.md");
     assert_eq!(render("Pacific/Kiritimati", "kiritimati.md"), utc);
     assert_eq!(render("America/Adak", "adak.md"), utc);
-    assert!(
-        String::from_utf8(utc)
-            .unwrap()
-            .contains("- [#1] 2026-08-01 · medium · directive note\n")
-    );
+    assert!(String::from_utf8(utc).unwrap().contains("- [#1] 2026-08-01 · medium · directive note\n"));
 }
 
 #[test]
 fn a_failing_export_never_fails_the_write() {
     let env = Env::new();
     env.ok(&["export", "--enable"]);
-    std::fs::write(
-        env.root.join(".mnemo/config.toml"),
-        "[memory_export]\nenabled = true\npath = \"gone/MEMORY.md\"\n",
-    )
-    .unwrap();
+    std::fs::write(env.root.join(".mnemo/config.toml"), "[memory_export]\nenabled = true\npath = \"gone/MEMORY.md\"\n")
+        .unwrap();
     let out = env.run(&["remember", "--kind", "task", "--title", "still saved"]);
     assert!(out.status.success());
     assert_eq!(String::from_utf8(out.stdout).unwrap(), "#1\n");
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.starts_with("warning: the mirror was not updated: cannot write the mirror gone/MEMORY.md: the directory"), "{err}");
+    assert!(
+        err.starts_with("warning: the mirror was not updated: cannot write the mirror gone/MEMORY.md: the directory"),
+        "{err}"
+    );
     assert_eq!(err.lines().count(), 1, "reported once: {err}");
     assert_eq!(env.json(&["show", "1"])["title"], "still saved");
     std::fs::create_dir(env.root.join("gone")).unwrap();
@@ -175,17 +114,12 @@ fn a_failing_export_never_fails_the_write() {
     let text = std::fs::read_to_string(env.root.join("gone/MEMORY.md")).unwrap();
     assert!(text.contains("still saved") && text.contains("retried"));
 
-    std::fs::write(
-        env.root.join(".mnemo/config.toml"),
-        "[memory_export]\nenabled = true\npath = \"/etc/MEMORY.md\"\n",
-    )
-    .unwrap();
+    std::fs::write(env.root.join(".mnemo/config.toml"), "[memory_export]\nenabled = true\npath = \"/etc/MEMORY.md\"\n")
+        .unwrap();
     let out = env.run(&["remember", "--kind", "task", "--title", "outside"]);
     assert!(out.status.success());
     assert!(
-        String::from_utf8(out.stderr)
-            .unwrap()
-            .contains("the mirror path '/etc/MEMORY.md' is outside the workspace")
+        String::from_utf8(out.stderr).unwrap().contains("the mirror path '/etc/MEMORY.md' is outside the workspace")
     );
 }
 
@@ -197,34 +131,16 @@ fn export_refuses_bad_paths_and_leaves_the_store_and_old_mirror_alone() {
     let old_mirror = mirror(&env);
     let before = env.fingerprint();
     let cases = [
-        (
-            vec!["export", "--path", "../MEMORY.md"],
-            "is outside the workspace",
-        ),
-        (
-            vec!["export", "--path", "/tmp/MEMORY.md"],
-            "is outside the workspace",
-        ),
-        (
-            vec!["export", "--path", "missing/MEMORY.md"],
-            "the directory",
-        ),
+        (vec!["export", "--path", "../MEMORY.md"], "is outside the workspace"),
+        (vec!["export", "--path", "/tmp/MEMORY.md"], "is outside the workspace"),
+        (vec!["export", "--path", "missing/MEMORY.md"], "the directory"),
         (vec!["export", "--path", "src"], "it is a directory"),
-        (
-            vec!["--workspace", "larder", "export"],
-            "the mirror needs a workspace directory",
-        ),
-        (
-            vec!["checkout", "--out", "MEMORY.md"],
-            "is the read-only mirror; write the checkout somewhere else",
-        ),
+        (vec!["--workspace", "larder", "export"], "the mirror needs a workspace directory"),
+        (vec!["checkout", "--out", "MEMORY.md"], "is the read-only mirror; write the checkout somewhere else"),
     ];
     for (args, expected) in cases {
         let err = env.fails(&args, 1);
-        assert!(
-            err.starts_with("error: ") && err.contains(expected),
-            "{args:?}: {err}"
-        );
+        assert!(err.starts_with("error: ") && err.contains(expected), "{args:?}: {err}");
     }
     assert_eq!(env.fingerprint(), before);
     assert_eq!(mirror(&env), old_mirror);
@@ -246,22 +162,15 @@ fn checkout_prints_the_editable_flavour_with_its_epoch() {
     assert_eq!(std::fs::read_to_string(&out).unwrap(), text);
     assert_eq!(env.json(&["checkout"])["epoch"], 2);
     let empty = Env::new();
-    assert!(
-        empty
-            .ok(&["checkout"])
-            .ends_with("## Decisions\n\n## Operational\n")
-    );
+    assert!(empty.ok(&["checkout"]).ends_with("## Decisions\n\n## Operational\n"));
 }
 
 #[test]
 fn export_watch_keeps_a_mirror_current_for_writes_from_other_processes() {
     let env = Env::new();
     std::fs::create_dir_all(env.root.join(".mnemo")).unwrap();
-    std::fs::write(
-        env.root.join(".mnemo/config.toml"),
-        "[memory_export]\nenabled = false\ndebounce_seconds = 0.2\n",
-    )
-    .unwrap();
+    std::fs::write(env.root.join(".mnemo/config.toml"), "[memory_export]\nenabled = false\ndebounce_seconds = 0.2\n")
+        .unwrap();
     let mut watcher = env
         .command(&["export", "--watch", "--path", "WATCHED.md"])
         .stdin(Stdio::piped())
@@ -274,17 +183,12 @@ fn export_watch_keeps_a_mirror_current_for_writes_from_other_processes() {
         env.remember("finding", &format!("burst note {i}"));
     }
     wait_until("the watcher to render the burst", || {
-        std::fs::read_to_string(&watched)
-            .unwrap_or_default()
-            .contains("burst note 2")
+        std::fs::read_to_string(&watched).unwrap_or_default().contains("burst note 2")
     });
     watcher.stdin.take().unwrap().write_all(b"").unwrap();
     let out = watcher.wait_with_output().unwrap();
     assert!(out.status.success());
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(
-        !err.contains("panicked") && !err.contains("warning"),
-        "{err}"
-    );
+    assert!(!err.contains("panicked") && !err.contains("warning"), "{err}");
     assert!(err.contains("rendered epoch 3"), "{err}");
 }

@@ -25,12 +25,7 @@ impl Env {
         let lock: String = (1..=30).map(|i| format!("line {i}\n")).collect();
         std::fs::write(root.join("src/lock.rs"), lock).unwrap();
         let store = home.join("data/memory.db");
-        Env {
-            _dir: dir,
-            home,
-            root,
-            store,
-        }
+        Env { _dir: dir, home, root, store }
     }
 
     pub fn command(&self, args: &[&str]) -> Command {
@@ -52,11 +47,7 @@ impl Env {
     /// Run and require success; returns stdout.
     pub fn ok(&self, args: &[&str]) -> String {
         let out = self.run(args);
-        assert!(
-            out.status.success(),
-            "mnemo {args:?} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert!(out.status.success(), "mnemo {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
         String::from_utf8(out.stdout).unwrap()
     }
 
@@ -91,16 +82,11 @@ impl Env {
         let conn = rusqlite::Connection::open(&self.store).unwrap();
         let mut out = String::new();
         for table in ["notes", "events", "anchors", "note_state", "meta"] {
-            let mut stmt = conn
-                .prepare(&format!("SELECT * FROM {table} ORDER BY 1"))
-                .unwrap();
+            let mut stmt = conn.prepare(&format!("SELECT * FROM {table} ORDER BY 1")).unwrap();
             let columns = stmt.column_count();
             let rows = stmt
                 .query_map([], |r| {
-                    Ok((0..columns)
-                        .map(|i| format!("{:?}", r.get_ref(i).unwrap()))
-                        .collect::<Vec<_>>()
-                        .join("|"))
+                    Ok((0..columns).map(|i| format!("{:?}", r.get_ref(i).unwrap())).collect::<Vec<_>>().join("|"))
                 })
                 .unwrap();
             for row in rows {
@@ -112,11 +98,7 @@ impl Env {
 }
 
 pub fn parse_id(stdout: &str) -> i64 {
-    stdout
-        .trim()
-        .strip_prefix('#')
-        .and_then(|id| id.parse().ok())
-        .unwrap_or_else(|| panic!("not an id: {stdout:?}"))
+    stdout.trim().strip_prefix('#').and_then(|id| id.parse().ok()).unwrap_or_else(|| panic!("not an id: {stdout:?}"))
 }
 
 pub fn root_id(root: &Path) -> String {

@@ -14,12 +14,7 @@ pub struct Debouncer {
 impl Debouncer {
     /// `max_wait` is raised to at least `quiet`.
     pub fn new(quiet: u64, max_wait: u64) -> Debouncer {
-        Debouncer {
-            quiet,
-            max_wait: max_wait.max(quiet),
-            burst_started: None,
-            deadline: None,
-        }
+        Debouncer { quiet, max_wait: max_wait.max(quiet), burst_started: None, deadline: None }
     }
 
     /// Something happened at `now`.

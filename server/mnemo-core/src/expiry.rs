@@ -19,9 +19,7 @@ pub const DEFAULT_TASK_DAYS: u32 = 30;
 
 impl Default for ExpiryPolicy {
     fn default() -> Self {
-        ExpiryPolicy {
-            days: BTreeMap::from([(Kind::Task, DEFAULT_TASK_DAYS)]),
-        }
+        ExpiryPolicy { days: BTreeMap::from([(Kind::Task, DEFAULT_TASK_DAYS)]) }
     }
 }
 
@@ -93,16 +91,9 @@ mod tests {
 
     #[test]
     fn config_overrides() {
-        let policy = ExpiryPolicy::default()
-            .with_days(Kind::Task, 0)
-            .unwrap()
-            .with_days(Kind::Finding, 7)
-            .unwrap();
+        let policy = ExpiryPolicy::default().with_days(Kind::Task, 0).unwrap().with_days(Kind::Finding, 7).unwrap();
         assert_eq!(policy.days(Kind::Task), None);
         assert_eq!(policy.days(Kind::Finding), Some(7));
-        assert_eq!(
-            ExpiryPolicy::default().with_days(Kind::Directive, 3),
-            Err(DirectiveExpiry("directive"))
-        );
+        assert_eq!(ExpiryPolicy::default().with_days(Kind::Directive, 3), Err(DirectiveExpiry("directive")));
     }
 }

@@ -20,9 +20,7 @@ pub fn state_marker(status: Status) -> Option<String> {
 /// One index-tier line; the age is measured from `now`.
 pub fn index_line(note: &Note, state: &NoteState, now: Timestamp) -> String {
     let c = &note.content;
-    let marker = state_marker(state.status)
-        .map(|m| m + " ")
-        .unwrap_or_default();
+    let marker = state_marker(state.status).map(|m| m + " ").unwrap_or_default();
     format!(
         "[#{}] {}/{} · {} · {marker}{} · {}",
         note.id,
@@ -59,12 +57,7 @@ mod tests {
         let now = Timestamp(3 * 86_400 + 5);
         let mut state = created(Provenance::Agent, Timestamp(0));
         let mut lines = vec![index_line(&note, &state, now)];
-        for status in [
-            Status::StaleFlagged,
-            Status::Revoked,
-            Status::Expired,
-            Status::Superseded { by: 415 },
-        ] {
+        for status in [Status::StaleFlagged, Status::Revoked, Status::Expired, Status::Superseded { by: 415 }] {
             state.status = status;
             lines.push(index_line(&note, &state, now));
         }

@@ -12,11 +12,11 @@ pub mod lifecycle;
 pub mod memory_md;
 pub mod model;
 pub mod quote;
+pub mod recall;
 pub mod time;
 
 pub use lifecycle::{EventData, EventKind, NoteState, Status, TransitionError, apply, fold};
 pub use model::{
-    Actor, Anchor, Kind, NewNote, Note, NoteId, NoteView, ParseEnumError, Priority, Provenance,
-    RuleError,
+    Actor, Anchor, Kind, NewNote, Note, NoteId, NoteView, ParseEnumError, Priority, Provenance, RuleError,
 };
 pub use time::Timestamp;

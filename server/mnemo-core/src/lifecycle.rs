@@ -78,13 +78,7 @@ impl Status {
     }
 
     /// State names accepted by filters, in display order.
-    pub const NAMES: &'static [&'static str] = &[
-        "active",
-        "superseded",
-        "revoked",
-        "stale_flagged",
-        "expired",
-    ];
+    pub const NAMES: &'static [&'static str] = &["active", "superseded", "revoked", "stale_flagged", "expired"];
 }
 
 impl fmt::Display for Status {
@@ -117,19 +111,11 @@ pub struct NoteState {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TransitionError {
     #[error("cannot {verb} a note that is {current}; {allowed}")]
-    Illegal {
-        verb: &'static str,
-        current: Status,
-        allowed: &'static str,
-    },
+    Illegal { verb: &'static str, current: Status, allowed: &'static str },
     #[error("cannot promote a note that is already {0}; nothing is above it")]
     AlreadyTop(Provenance),
     #[error("cannot promote from {from} to {to}; promotion goes one step up, to {next}")]
-    NotOneStep {
-        from: Provenance,
-        to: Provenance,
-        next: Provenance,
-    },
+    NotOneStep { from: Provenance, to: Provenance, next: Provenance },
     #[error("a note's log must start with exactly one created event")]
     CreatedNotFirst,
     #[error(transparent)]
@@ -138,23 +124,13 @@ pub enum TransitionError {
 
 /// The state right after creation.
 pub fn created(provenance: Provenance, at: Timestamp) -> NoteState {
-    NoteState {
-        status: Status::Active,
-        status_at: at,
-        status_reason: None,
-        provenance,
-        live_since: at,
-    }
+    NoteState { status: Status::Active, status_at: at, status_reason: None, provenance, live_since: at }
 }
 
 /// Apply one event to a note's state: the lifecycle table.
 pub fn apply(state: &NoteState, event: &EventData) -> Result<NoteState, TransitionError> {
     use Status::*;
-    let illegal = |allowed| TransitionError::Illegal {
-        verb: event.kind.verb(),
-        current: state.status,
-        allowed,
-    };
+    let illegal = |allowed| TransitionError::Illegal { verb: event.kind.verb(), current: state.status, allowed };
     let mut next = state.clone();
     let enter = |next: &mut NoteState, status: Status| {
         next.status = status;
@@ -187,9 +163,7 @@ pub fn apply(state: &NoteState, event: &EventData) -> Result<NoteState, Transiti
                 next.live_since = event.at;
             }
             _ => {
-                return Err(illegal(
-                    "only a revoked, expired or stale note can be reinstated",
-                ));
+                return Err(illegal("only a revoked, expired or stale note can be reinstated"));
             }
         },
         EventKind::Expired => match state.status {
@@ -205,11 +179,7 @@ pub fn apply(state: &NoteState, event: &EventData) -> Result<NoteState, Transiti
                 return Err(TransitionError::AlreadyTop(state.provenance));
             };
             if to != step {
-                return Err(TransitionError::NotOneStep {
-                    from: state.provenance,
-                    to,
-                    next: step,
-                });
+                return Err(TransitionError::NotOneStep { from: state.provenance, to, next: step });
             }
             if to == Provenance::Human && event.actor != Actor::Human {
                 return Err(RuleError::HumanNeedsPerson.into());
@@ -228,16 +198,10 @@ fn require_reason(event: &EventData, what: &'static str) -> Result<(), RuleError
 }
 
 /// Replay a note's events, in event-id order, into its state.
-pub fn fold<'a>(
-    events: impl IntoIterator<Item = &'a EventData>,
-) -> Result<NoteState, TransitionError> {
+pub fn fold<'a>(events: impl IntoIterator<Item = &'a EventData>) -> Result<NoteState, TransitionError> {
     let mut events = events.into_iter();
     let state = match events.next() {
-        Some(EventData {
-            kind: EventKind::Created { provenance },
-            at,
-            ..
-        }) => created(*provenance, *at),
+        Some(EventData { kind: EventKind::Created { provenance }, at, .. }) => created(*provenance, *at),
         _ => return Err(TransitionError::CreatedNotFirst),
     };
     events.try_fold(state, |state, event| apply(&state, event))

@@ -148,9 +148,7 @@ pub struct NoteView {
 pub enum RuleError {
     #[error("the title is empty; give the note a one-line title")]
     EmptyTitle,
-    #[error(
-        "a directive can never have provenance 'auto'; record it as 'agent' or state it yourself"
-    )]
+    #[error("a directive can never have provenance 'auto'; record it as 'agent' or state it yourself")]
     AutoDirective,
     #[error("provenance 'human' is reached only by a person (pass --as-human when you are one)")]
     HumanNeedsPerson,
@@ -204,11 +202,7 @@ pub fn normalize_body(body: &str) -> String {
 /// A reason is one line: whitespace collapsed, and no ` · ` (which separates
 /// fields in MEMORY.md).
 pub fn normalize_reason(reason: &str) -> String {
-    reason
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .replace(" · ", " - ")
+    reason.split_whitespace().collect::<Vec<_>>().join(" ").replace(" · ", " - ")
 }
 
 impl NewNote {
@@ -263,28 +257,16 @@ mod tests {
 
     #[test]
     fn validation_normalises_title_and_body() {
-        let n = note(Kind::Gotcha, Provenance::Agent)
-            .validated(Actor::Agent)
-            .unwrap();
+        let n = note(Kind::Gotcha, Provenance::Agent).validated(Actor::Agent).unwrap();
         assert_eq!(n.title, "Keep the lock");
         assert_eq!(n.body, "line one\n\nline two");
     }
 
     #[test]
     fn creation_rules() {
-        assert_eq!(
-            note(Kind::Directive, Provenance::Auto).validated(Actor::Agent),
-            Err(RuleError::AutoDirective)
-        );
-        assert_eq!(
-            note(Kind::Task, Provenance::Human).validated(Actor::Agent),
-            Err(RuleError::HumanNeedsPerson)
-        );
-        assert!(
-            note(Kind::Task, Provenance::Human)
-                .validated(Actor::Human)
-                .is_ok()
-        );
+        assert_eq!(note(Kind::Directive, Provenance::Auto).validated(Actor::Agent), Err(RuleError::AutoDirective));
+        assert_eq!(note(Kind::Task, Provenance::Human).validated(Actor::Agent), Err(RuleError::HumanNeedsPerson));
+        assert!(note(Kind::Task, Provenance::Human).validated(Actor::Human).is_ok());
         assert_eq!(
             note(Kind::Task, Provenance::UserStated).validated(Actor::Agent),
             Err(RuleError::UserStatedRequested)

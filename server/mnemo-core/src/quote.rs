@@ -57,10 +57,8 @@ fn sentences(body: &str) -> impl Iterator<Item = &str> {
         let mut start = 0;
         let bytes = line.as_bytes();
         for (i, b) in bytes.iter().enumerate() {
-            let ends = matches!(b, b'.' | b'!' | b'?')
-                && bytes
-                    .get(i + 1)
-                    .is_none_or(|next| next.is_ascii_whitespace());
+            let ends =
+                matches!(b, b'.' | b'!' | b'?') && bytes.get(i + 1).is_none_or(|next| next.is_ascii_whitespace());
             if ends {
                 parts.push(&line[start..i]);
                 start = i + 1;
@@ -92,36 +90,23 @@ mod tests {
             "The global python lacks the pinned deps. Use make test.",
             "fyi the global Python lacks the pinned deps",
         );
-        assert_eq!(
-            quote.as_deref(),
-            Some("the global Python lacks the pinned deps")
-        );
+        assert_eq!(quote.as_deref(), Some("the global Python lacks the pinned deps"));
     }
 
     #[test]
     fn no_evidence_no_quote() {
-        assert_eq!(
-            find_user_quote("Run tests in the venv", "", "run tests somewhere"),
-            None
-        );
+        assert_eq!(find_user_quote("Run tests in the venv", "", "run tests somewhere"), None);
         assert_eq!(find_user_quote("Run tests in the venv", "", ""), None);
     }
 
     #[test]
     fn short_fragments_are_not_evidence() {
-        assert_eq!(
-            find_user_quote("Use nextest", "Yes.", "use nextest. yes."),
-            None
-        );
+        assert_eq!(find_user_quote("Use nextest", "Yes.", "use nextest. yes."), None);
     }
 
     #[test]
     fn unicode_case_folding_keeps_offsets_valid() {
-        let quote = find_user_quote(
-            "Größe der Datei prüfen",
-            "",
-            "bitte GRÖSSE? nein: größe der  Datei prüfen!",
-        );
+        let quote = find_user_quote("Größe der Datei prüfen", "", "bitte GRÖSSE? nein: größe der  Datei prüfen!");
         assert_eq!(quote.as_deref(), Some("größe der  Datei prüfen"));
     }
 }

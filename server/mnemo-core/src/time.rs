@@ -21,13 +21,7 @@ impl Timestamp {
     /// RFC 3339 in UTC with a `Z` suffix, whole seconds.
     pub fn rfc3339(self) -> String {
         let secs = self.0.rem_euclid(SECONDS_PER_DAY);
-        format!(
-            "{}T{:02}:{:02}:{:02}Z",
-            self.date(),
-            secs / 3600,
-            secs / 60 % 60,
-            secs % 60
-        )
+        format!("{}T{:02}:{:02}:{:02}Z", self.date(), secs / 3600, secs / 60 % 60, secs % 60)
     }
 
     /// Midnight UTC of a `YYYY-MM-DD` date, or `None` when it is not one.
@@ -141,14 +135,8 @@ mod tests {
         assert_eq!(Timestamp(951_782_400).date(), "2000-02-29");
         assert_eq!(Timestamp(1_785_542_400).date(), "2026-08-01");
         assert_eq!(Timestamp(1_785_585_845).rfc3339(), "2026-08-01T12:04:05Z");
-        assert_eq!(
-            Timestamp::from_date("2026-08-01"),
-            Some(Timestamp(1_785_542_400))
-        );
-        assert_eq!(
-            Timestamp::parse("2026-08-01T12:04:05Z"),
-            Some(Timestamp(1_785_585_845))
-        );
+        assert_eq!(Timestamp::from_date("2026-08-01"), Some(Timestamp(1_785_542_400)));
+        assert_eq!(Timestamp::parse("2026-08-01T12:04:05Z"), Some(Timestamp(1_785_585_845)));
     }
 
     #[test]
@@ -190,17 +178,10 @@ mod tests {
             ("2026-02-28", 20_512),
             ("1970-01-01", 0),
         ] {
-            assert_eq!(
-                Timestamp::from_date(good),
-                Some(Timestamp(days * 86_400)),
-                "{good}"
-            );
+            assert_eq!(Timestamp::from_date(good), Some(Timestamp(days * 86_400)), "{good}");
             assert_eq!(Timestamp(days * 86_400).date(), good);
         }
-        assert_eq!(
-            Timestamp::parse("2026-08-01T23:59:59Z"),
-            Some(Timestamp(1_785_628_799))
-        );
+        assert_eq!(Timestamp::parse("2026-08-01T23:59:59Z"), Some(Timestamp(1_785_628_799)));
     }
 
     #[test]
@@ -223,11 +204,7 @@ mod tests {
         for (ago, expected) in cases {
             assert_eq!(Timestamp(now.0 - ago).age(now), expected, "{ago}s ago");
         }
-        assert_eq!(
-            Timestamp(now.0 + 50).age(now),
-            "now",
-            "future clamps to now"
-        );
+        assert_eq!(Timestamp(now.0 + 50).age(now), "now", "future clamps to now");
     }
 
     proptest! {

@@ -10,9 +10,7 @@ mod location;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
-use fastembed::{
-    InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel,
-};
+use fastembed::{InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel};
 
 pub use location::{ModelLocation, default_model_dir};
 
@@ -21,17 +19,13 @@ pub const BATCH_SIZE: usize = 64;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EmbedError {
-    #[error(
-        "no embedding model at {dir}: {missing} is missing; run scripts/install-model (or set MNEMO_MODEL_DIR)"
-    )]
+    #[error("no embedding model at {dir}: {missing} is missing; run scripts/install-model (or set MNEMO_MODEL_DIR)")]
     NoModel { dir: PathBuf, missing: String },
     #[error(
         "cannot load ONNX Runtime from {path}: {reason}; run scripts/install-model (or set ORT_DYLIB_PATH to libonnxruntime.so ≥ 1.24)"
     )]
     Runtime { path: PathBuf, reason: String },
-    #[error(
-        "cannot load the embedding model in {dir}: {reason}; reinstall it with scripts/install-model"
-    )]
+    #[error("cannot load the embedding model in {dir}: {reason}; reinstall it with scripts/install-model")]
     Model { dir: PathBuf, reason: String },
     #[error("embedding failed: {0}")]
     Embed(String),
@@ -46,20 +40,12 @@ pub struct Embedder {
 
 impl std::fmt::Debug for Embedder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Embedder")
-            .field("identity", &self.identity)
-            .field("dims", &self.dims)
-            .finish()
+        f.debug_struct("Embedder").field("identity", &self.identity).field("dims", &self.dims).finish()
     }
 }
 
-const MODEL_FILES: [&str; 5] = [
-    "model.onnx",
-    "tokenizer.json",
-    "config.json",
-    "special_tokens_map.json",
-    "tokenizer_config.json",
-];
+const MODEL_FILES: [&str; 5] =
+    ["model.onnx", "tokenizer.json", "config.json", "special_tokens_map.json", "tokenizer_config.json"];
 
 impl Embedder {
     /// Load the model and ONNX Runtime named by `location`.
@@ -67,42 +53,27 @@ impl Embedder {
         let dir = &location.model_dir;
         for file in MODEL_FILES {
             if !dir.join(file).is_file() {
-                return Err(EmbedError::NoModel {
-                    dir: dir.clone(),
-                    missing: file.to_string(),
-                });
+                return Err(EmbedError::NoModel { dir: dir.clone(), missing: file.to_string() });
             }
         }
         let environment = runtime_environment(&location.onnxruntime)?;
-        let model_error = |reason: String| EmbedError::Model {
-            dir: dir.clone(),
-            reason,
-        };
-        let read = |file: &str| {
-            std::fs::read(dir.join(file)).map_err(|e| model_error(format!("{file}: {e}")))
-        };
+        let model_error = |reason: String| EmbedError::Model { dir: dir.clone(), reason };
+        let read = |file: &str| std::fs::read(dir.join(file)).map_err(|e| model_error(format!("{file}: {e}")));
         let tokenizer = TokenizerFiles {
             tokenizer_file: read("tokenizer.json")?,
             config_file: read("config.json")?,
             special_tokens_map_file: read("special_tokens_map.json")?,
             tokenizer_config_file: read("tokenizer_config.json")?,
         };
-        let user_model = UserDefinedEmbeddingModel::new(read("model.onnx")?, tokenizer)
-            .with_pooling(Pooling::Mean);
-        let options = InitOptionsUserDefined::new()
-            .with_environment(environment)
-            .with_max_length(256);
+        let user_model = UserDefinedEmbeddingModel::new(read("model.onnx")?, tokenizer).with_pooling(Pooling::Mean);
+        let options = InitOptionsUserDefined::new().with_environment(environment).with_max_length(256);
         let model = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
             TextEmbedding::try_new_from_user_defined(user_model, options)
         }))
         .map_err(|_| model_error("the model loader panicked".into()))?
         .map_err(|e| model_error(e.to_string()))?;
         let identity = identity(dir);
-        let mut embedder = Embedder {
-            model,
-            identity,
-            dims: 0,
-        };
+        let mut embedder = Embedder { model, identity, dims: 0 };
         let probe = embedder.embed(&["probe"])?;
         embedder.dims = probe.first().map_or(0, Vec::len);
         if embedder.dims == 0 {
@@ -121,28 +92,18 @@ impl Embedder {
     }
 
     /// Embed `texts` in batches; every vector has unit length.
-    pub fn embed<S: AsRef<str> + Send + Sync>(
-        &mut self,
-        texts: &[S],
-    ) -> Result<Vec<Vec<f32>>, EmbedError> {
+    pub fn embed<S: AsRef<str> + Send + Sync>(&mut self, texts: &[S]) -> Result<Vec<Vec<f32>>, EmbedError> {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
-        let vectors = self
-            .model
-            .embed(texts, Some(BATCH_SIZE))
-            .map_err(|e| EmbedError::Embed(e.to_string()))?;
+        let vectors = self.model.embed(texts, Some(BATCH_SIZE)).map_err(|e| EmbedError::Embed(e.to_string()))?;
         Ok(vectors.into_iter().map(unit_length).collect())
     }
 }
 
 /// The text of a note that is embedded: title, then body.
 pub fn note_text(title: &str, body: &str) -> String {
-    if body.is_empty() {
-        title.to_string()
-    } else {
-        format!("{title}\n{body}")
-    }
+    if body.is_empty() { title.to_string() } else { format!("{title}\n{body}") }
 }
 
 fn unit_length(mut v: Vec<f32>) -> Vec<f32> {
@@ -158,9 +119,7 @@ fn identity(dir: &Path) -> String {
     match std::fs::read_to_string(dir.join("identity")) {
         Ok(text) if !text.trim().is_empty() => text.trim().to_string(),
         _ => {
-            let size = std::fs::metadata(dir.join("model.onnx"))
-                .map(|m| m.len())
-                .unwrap_or(0);
+            let size = std::fs::metadata(dir.join("model.onnx")).map(|m| m.len()).unwrap_or(0);
             format!("{} ({size} bytes)", dir.join("model.onnx").display())
         }
     }
@@ -168,20 +127,12 @@ fn identity(dir: &Path) -> String {
 
 /// ONNX Runtime can be initialised once per process: remember the outcome.
 fn runtime_environment(path: &Path) -> Result<ort::environment::Environment, EmbedError> {
-    static RUNTIME: OnceLock<
-        Mutex<Option<(PathBuf, Result<ort::environment::Environment, String>)>>,
-    > = OnceLock::new();
-    let runtime_error = |reason: String| EmbedError::Runtime {
-        path: path.to_path_buf(),
-        reason,
-    };
+    static RUNTIME: OnceLock<Mutex<Option<(PathBuf, Result<ort::environment::Environment, String>)>>> = OnceLock::new();
+    let runtime_error = |reason: String| EmbedError::Runtime { path: path.to_path_buf(), reason };
     if !path.is_file() {
         return Err(runtime_error("the library file does not exist".into()));
     }
-    let mut slot = RUNTIME
-        .get_or_init(|| Mutex::new(None))
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let mut slot = RUNTIME.get_or_init(|| Mutex::new(None)).lock().unwrap_or_else(|e| e.into_inner());
     if let Some((loaded_from, outcome)) = slot.as_ref() {
         if loaded_from != path {
             return Err(runtime_error(format!(
@@ -192,9 +143,7 @@ fn runtime_environment(path: &Path) -> Result<ort::environment::Environment, Emb
         return outcome.clone().map_err(runtime_error);
     }
     let outcome = std::panic::catch_unwind(|| {
-        ort::init_from(path)
-            .map_err(|e| e.to_string())
-            .and_then(|b| b.build().map_err(|e| e.to_string()))
+        ort::init_from(path).map_err(|e| e.to_string()).and_then(|b| b.build().map_err(|e| e.to_string()))
     })
     .unwrap_or_else(|_| Err("loading the library panicked".to_string()));
     *slot = Some((path.to_path_buf(), outcome.clone()));

@@ -39,10 +39,7 @@ impl ModelLocation {
             .map(PathBuf::from)
             .or_else(|| config_onnxruntime.map(Path::to_path_buf))
             .unwrap_or_else(|| model_dir.join("libonnxruntime.so"));
-        Some(ModelLocation {
-            model_dir,
-            onnxruntime,
-        })
+        Some(ModelLocation { model_dir, onnxruntime })
     }
 }
 
@@ -56,24 +53,12 @@ mod tests {
         let cfg = Some(Path::new("/cfg/model"));
         let ort = Some(Path::new("/cfg/libonnxruntime.so"));
         assert_eq!(
-            ModelLocation::resolve(
-                Some("/env/model"),
-                Some("/env/ort.so"),
-                cfg,
-                ort,
-                default.clone()
-            ),
-            Some(ModelLocation {
-                model_dir: "/env/model".into(),
-                onnxruntime: "/env/ort.so".into()
-            })
+            ModelLocation::resolve(Some("/env/model"), Some("/env/ort.so"), cfg, ort, default.clone()),
+            Some(ModelLocation { model_dir: "/env/model".into(), onnxruntime: "/env/ort.so".into() })
         );
         assert_eq!(
             ModelLocation::resolve(None, None, cfg, ort, default.clone()),
-            Some(ModelLocation {
-                model_dir: "/cfg/model".into(),
-                onnxruntime: "/cfg/libonnxruntime.so".into()
-            })
+            Some(ModelLocation { model_dir: "/cfg/model".into(), onnxruntime: "/cfg/libonnxruntime.so".into() })
         );
         assert_eq!(
             ModelLocation::resolve(None, None, None, None, default),
@@ -82,13 +67,7 @@ mod tests {
                 onnxruntime: "/data/mnemo/model/libonnxruntime.so".into()
             })
         );
-        assert_eq!(
-            default_model_dir(Some("/x"), None),
-            Some(PathBuf::from("/x/mnemo/model"))
-        );
-        assert_eq!(
-            default_model_dir(None, Some("/h")),
-            Some(PathBuf::from("/h/.local/share/mnemo/model"))
-        );
+        assert_eq!(default_model_dir(Some("/x"), None), Some(PathBuf::from("/x/mnemo/model")));
+        assert_eq!(default_model_dir(None, Some("/h")), Some(PathBuf::from("/h/.local/share/mnemo/model")));
     }
 }

@@ -6,10 +6,8 @@ use mnemo_embed::{EmbedError, Embedder, ModelLocation, default_model_dir};
 
 fn installed() -> ModelLocation {
     let dir = std::env::var("MNEMO_MODEL_DIR").ok();
-    let default = default_model_dir(
-        std::env::var("XDG_DATA_HOME").ok().as_deref(),
-        std::env::var("HOME").ok().as_deref(),
-    );
+    let default =
+        default_model_dir(std::env::var("XDG_DATA_HOME").ok().as_deref(), std::env::var("HOME").ok().as_deref());
     ModelLocation::resolve(dir.as_deref(), None, None, None, default).expect("a model location")
 }
 
@@ -23,11 +21,7 @@ fn the_packaged_model_embeds_related_texts_closer_than_unrelated_ones() {
     let mut embedder = Embedder::load(&location)
         .unwrap_or_else(|e| panic!("{e}: the test suite installs the model first (scripts/test)"));
     assert_eq!(embedder.dims(), 384);
-    assert!(
-        embedder.identity().contains("MiniLM"),
-        "{}",
-        embedder.identity()
-    );
+    assert!(embedder.identity().contains("MiniLM"), "{}", embedder.identity());
     let texts = [
         "restart the daemon after releasing the workspace lock",
         "the daemon must not be restarted while holding the lock",
@@ -41,18 +35,9 @@ fn the_packaged_model_embeds_related_texts_closer_than_unrelated_ones() {
     }
     let related = cosine(&v[0], &v[1]);
     let unrelated = cosine(&v[0], &v[2]);
-    assert!(
-        related > 0.5 && unrelated < 0.2,
-        "related {related}, unrelated {unrelated}"
-    );
-    let batch: Vec<String> = (0..150)
-        .map(|i| format!("note number {i} about caches"))
-        .collect();
-    assert_eq!(
-        embedder.embed(&batch).unwrap().len(),
-        150,
-        "more than one batch"
-    );
+    assert!(related > 0.5 && unrelated < 0.2, "related {related}, unrelated {unrelated}");
+    let batch: Vec<String> = (0..150).map(|i| format!("note number {i} about caches")).collect();
+    assert_eq!(embedder.embed(&batch).unwrap().len(), 150, "more than one batch");
     assert!(embedder.embed::<&str>(&[]).unwrap().is_empty());
 }
 
@@ -69,30 +54,16 @@ fn a_missing_model_or_runtime_is_an_error_not_a_panic() {
 
     let broken = tempfile::tempdir().unwrap();
     let real = installed().model_dir;
-    for file in [
-        "tokenizer.json",
-        "config.json",
-        "special_tokens_map.json",
-        "tokenizer_config.json",
-    ] {
+    for file in ["tokenizer.json", "config.json", "special_tokens_map.json", "tokenizer_config.json"] {
         std::fs::copy(real.join(file), broken.path().join(file)).unwrap();
     }
     std::fs::write(broken.path().join("model.onnx"), b"not an onnx graph").unwrap();
-    let no_runtime = ModelLocation {
-        model_dir: broken.path().into(),
-        onnxruntime: broken.path().join("missing.so"),
-    };
+    let no_runtime = ModelLocation { model_dir: broken.path().into(), onnxruntime: broken.path().join("missing.so") };
     let err = Embedder::load(&no_runtime).unwrap_err();
     assert!(matches!(err, EmbedError::Runtime { .. }), "{err}");
-    assert!(
-        err.to_string().contains("the library file does not exist"),
-        "{err}"
-    );
+    assert!(err.to_string().contains("the library file does not exist"), "{err}");
 
-    let broken_model = ModelLocation {
-        model_dir: broken.path().into(),
-        onnxruntime: installed().onnxruntime,
-    };
+    let broken_model = ModelLocation { model_dir: broken.path().into(), onnxruntime: installed().onnxruntime };
     let err = Embedder::load(&broken_model).unwrap_err();
     assert!(matches!(err, EmbedError::Model { .. }), "{err}");
 }

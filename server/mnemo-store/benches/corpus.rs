@@ -12,18 +12,10 @@ use mnemo_store::import_jsonl::import;
 use mnemo_store::workspace::Workspace;
 use mnemo_store::{Scope, Store};
 
-const KINDS: [&str; 7] = [
-    "directive",
-    "task",
-    "gotcha",
-    "finding",
-    "reference",
-    "decision",
-    "operational",
-];
+const KINDS: [&str; 7] = ["directive", "task", "gotcha", "finding", "reference", "decision", "operational"];
 const WORDS: [&str; 16] = [
-    "cache", "segment", "reload", "config", "tls", "purge", "eviction", "timeout", "proxy",
-    "metrics", "header", "upstream", "lock", "restart", "daemon", "index",
+    "cache", "segment", "reload", "config", "tls", "purge", "eviction", "timeout", "proxy", "metrics", "header",
+    "upstream", "lock", "restart", "daemon", "index",
 ];
 
 /// `count` notes in the corpus.jsonl schema: mixed kinds, priorities and
@@ -34,25 +26,12 @@ fn corpus(count: usize) -> String {
         let kind = KINDS[i % KINDS.len()];
         let word = |k: usize| WORDS[(i * 7 + k * 13) % WORDS.len()];
         let (status, extra) = match i % 10 {
-            3 if i < count => (
-                "superseded",
-                format!(
-                    r#", "status_reason": "corrected", "superseded_by": {}"#,
-                    i + 1
-                ),
-            ),
+            3 if i < count => ("superseded", format!(r#", "status_reason": "corrected", "superseded_by": {}"#, i + 1)),
             5 => ("revoked", r#", "status_reason": "wrong""#.to_string()),
-            7 => (
-                "stale_flagged",
-                r#", "status_reason": "code changed""#.to_string(),
-            ),
+            7 => ("stale_flagged", r#", "status_reason": "code changed""#.to_string()),
             _ => ("active", String::new()),
         };
-        let provenance = if kind == "directive" {
-            "agent"
-        } else {
-            ["agent", "auto"][i % 2]
-        };
+        let provenance = if kind == "directive" { "agent" } else { ["agent", "auto"][i % 2] };
         out.push_str(&format!(
             r#"{{"id": {i}, "kind": "{kind}", "priority": "{}", "title": "Note {i}: {} {} {} behaviour", "body": "The {} path touches {} and {}; measured {} ms on run {i}. Keep {} in mind when changing {}.", "created": "2026-{:02}-{:02}", "workspace": "bench", "provenance": "{provenance}", "status": "{status}"{extra}}}"#,
             ["high", "medium", "low"][i % 3],
@@ -65,15 +44,8 @@ fn corpus(count: usize) -> String {
 }
 
 fn main() {
-    let sizes: Vec<usize> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
-    let sizes = if sizes.is_empty() {
-        vec![1_000, 10_000, 100_000]
-    } else {
-        sizes
-    };
+    let sizes: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let sizes = if sizes.is_empty() { vec![1_000, 10_000, 100_000] } else { sizes };
     println!(
         "| notes | import | import notes/s | list all | verify | store size | render (in memory) | mirror export (read + render) | mirror size |"
     );
@@ -84,13 +56,7 @@ fn main() {
         let text = corpus(count);
         let mut store = Store::open(&path).unwrap();
         let started = Instant::now();
-        let report = import(
-            &mut store,
-            text.as_bytes(),
-            Actor::Agent,
-            Timestamp(1_800_000_000),
-        )
-        .unwrap();
+        let report = import(&mut store, text.as_bytes(), Actor::Agent, Timestamp(1_800_000_000)).unwrap();
         let import_time = started.elapsed();
         assert_eq!(report.notes, count);
         let started = Instant::now();
@@ -108,10 +74,7 @@ fn main() {
         let started = Instant::now();
         assert!(store.verify().unwrap().is_clean());
         let verify_time = started.elapsed();
-        let workspace = Workspace {
-            id: "bench".into(),
-            root: None,
-        };
+        let workspace = Workspace { id: "bench".into(), root: None };
         let render_time = (0..5)
             .map(|_| {
                 let started = Instant::now();
@@ -121,10 +84,7 @@ fn main() {
             .min()
             .unwrap();
         drop(store);
-        let size: u64 = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().metadata().unwrap().len())
-            .sum();
+        let size: u64 = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().metadata().unwrap().len()).sum();
         println!(
             "| {count} | {:.2} s | {:.0} | {:.0} ms | {:.0} ms | {:.1} MB | {:.0} ms | {:.0} ms | {:.1} MB |",
             import_time.as_secs_f64(),

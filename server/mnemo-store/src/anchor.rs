@@ -18,18 +18,12 @@ pub enum AnchorError {
     BadRange(String),
     #[error("anchor '{given}' is outside the workspace {root}; anchors must name files inside it")]
     OutsideWorkspace { given: String, root: String },
-    #[error(
-        "anchors need a workspace directory, and this workspace ({0}) is only a name; pass --workspace DIR"
-    )]
+    #[error("anchors need a workspace directory, and this workspace ({0}) is only a name; pass --workspace DIR")]
     NoWorkspaceDirectory(String),
     #[error("anchor file '{0}' does not exist in the workspace")]
     Missing(String),
     #[error("anchor '{given}' is past the end of {path}, which has {lines} lines")]
-    PastEnd {
-        given: String,
-        path: String,
-        lines: usize,
-    },
+    PastEnd { given: String, path: String, lines: usize },
     #[error("cannot read anchor file '{path}': {reason}")]
     Unreadable { path: String, reason: String },
 }
@@ -54,10 +48,7 @@ pub fn parse_spec(spec: &str) -> Result<(&str, u32, u32), AnchorError> {
 /// (the canonical workspace directory).
 pub fn capture(root: &Path, spec: &str) -> Result<Anchor, AnchorError> {
     let (given_path, start, end) = parse_spec(spec)?;
-    let outside = || AnchorError::OutsideWorkspace {
-        given: spec.to_string(),
-        root: root.display().to_string(),
-    };
+    let outside = || AnchorError::OutsideWorkspace { given: spec.to_string(), root: root.display().to_string() };
     if given_path.contains('\0') {
         return Err(AnchorError::Syntax(spec.replace('\0', "\\0")));
     }
@@ -65,11 +56,7 @@ pub fn capture(root: &Path, spec: &str) -> Result<Anchor, AnchorError> {
     if given.components().any(|c| c == Component::ParentDir) {
         return Err(outside());
     }
-    let joined = if given.is_absolute() {
-        given.to_path_buf()
-    } else {
-        root.join(given)
-    };
+    let joined = if given.is_absolute() { given.to_path_buf() } else { root.join(given) };
     if !joined.starts_with(root) {
         return Err(outside());
     }
@@ -79,46 +66,28 @@ pub fn capture(root: &Path, spec: &str) -> Result<Anchor, AnchorError> {
             return Err(AnchorError::Missing(given_path.to_string()));
         }
         Err(e) => {
-            return Err(AnchorError::Unreadable {
-                path: given_path.to_string(),
-                reason: e.to_string(),
-            });
+            return Err(AnchorError::Unreadable { path: given_path.to_string(), reason: e.to_string() });
         }
     };
     let relative = canonical.strip_prefix(root).map_err(|_| outside())?;
-    let relative = relative
-        .to_str()
-        .ok_or_else(|| AnchorError::Syntax(spec.to_string()))?
-        .to_string();
+    let relative = relative.to_str().ok_or_else(|| AnchorError::Syntax(spec.to_string()))?.to_string();
     if !canonical.is_file() {
-        return Err(AnchorError::Unreadable {
-            path: relative,
-            reason: "not a regular file".into(),
-        });
+        return Err(AnchorError::Unreadable { path: relative, reason: "not a regular file".into() });
     }
-    let content = std::fs::read(&canonical).map_err(|e| AnchorError::Unreadable {
-        path: relative.clone(),
-        reason: e.to_string(),
-    })?;
+    let content = std::fs::read(&canonical)
+        .map_err(|e| AnchorError::Unreadable { path: relative.clone(), reason: e.to_string() })?;
     let lines = line_count(&content);
     let hash = hash_lines(&content, start, end).ok_or_else(|| AnchorError::PastEnd {
         given: spec.to_string(),
         path: relative.clone(),
         lines,
     })?;
-    Ok(Anchor {
-        path: relative,
-        start_line: start,
-        end_line: end,
-        content_sha256: Some(hash),
-    })
+    Ok(Anchor { path: relative, start_line: start, end_line: end, content_sha256: Some(hash) })
 }
 
 fn lines(content: &[u8]) -> impl Iterator<Item = &[u8]> {
     let content = content.strip_suffix(b"\n").unwrap_or(content);
-    content
-        .split(|b| *b == b'\n')
-        .filter(move |_| !content.is_empty())
+    content.split(|b| *b == b'\n').filter(move |_| !content.is_empty())
 }
 
 /// Number of lines in `content` (a final newline does not start a new line).
@@ -134,23 +103,13 @@ pub fn hash_lines(content: &[u8], start: u32, end: u32) -> Option<String> {
         return None;
     }
     let mut hasher = Sha256::new();
-    for (i, line) in lines(content)
-        .enumerate()
-        .skip(start - 1)
-        .take(end - start + 1)
-    {
+    for (i, line) in lines(content).enumerate().skip(start - 1).take(end - start + 1) {
         if i + 1 > start {
             hasher.update(b"\n");
         }
         hasher.update(line);
     }
-    Some(
-        hasher
-            .finalize()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect(),
-    )
+    Some(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
 #[cfg(test)]
@@ -171,10 +130,7 @@ mod tests {
         let anchor = capture(&root, "src/lock.rs:2-3").unwrap();
         assert_eq!(anchor.path, "src/lock.rs");
         assert_eq!((anchor.start_line, anchor.end_line), (2, 3));
-        let expected: String = Sha256::digest(b"two\nthree")
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let expected: String = Sha256::digest(b"two\nthree").iter().map(|b| format!("{b:02x}")).collect();
         assert_eq!(anchor.content_sha256, Some(expected));
         let absolute = format!("{}:1", root.join("src/lock.rs").display());
         assert_eq!(capture(&root, &absolute).unwrap().path, "src/lock.rs");
@@ -190,10 +146,7 @@ mod tests {
             ("/etc/passwd:1-2", "outside the workspace"),
             ("escape.rs:1", "outside the workspace"),
             ("src/nope.rs:1-2", "does not exist"),
-            (
-                "src/lock.rs:2-4",
-                "past the end of src/lock.rs, which has 3 lines",
-            ),
+            ("src/lock.rs:2-4", "past the end of src/lock.rs, which has 3 lines"),
             ("src/lock.rs:0-1", "line numbers start at 1"),
             ("src/lock.rs:3-2", "line numbers start at 1"),
             ("src/lock.rs", "is not PATH:START-END"),
@@ -213,10 +166,7 @@ mod tests {
         assert_eq!(line_count(content), 3);
         assert_eq!(line_count(b""), 0);
         assert_ne!(hash_lines(content, 1, 2), hash_lines(content, 2, 3));
-        assert_eq!(
-            hash_lines(b"x\na\nb\n", 2, 3),
-            hash_lines(b"a\nb\nzzz", 1, 2)
-        );
+        assert_eq!(hash_lines(b"x\na\nb\n", 2, 3), hash_lines(b"a\nb\nzzz", 1, 2));
         assert_eq!(hash_lines(content, 3, 4), None);
     }
 }

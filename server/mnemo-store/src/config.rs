@@ -36,6 +36,15 @@ pub struct ConfigError {
 pub struct WorkspaceConfig {
     pub expiry: ExpiryPolicy,
     pub memory_export: MemoryExport,
+    pub recall: RecallConfig,
+}
+
+/// `[recall]`: where the embedding model and ONNX Runtime are (absolute, or
+/// relative to the workspace root). `MNEMO_MODEL_DIR` / `ORT_DYLIB_PATH` win.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecallConfig {
+    pub model_dir: Option<PathBuf>,
+    pub onnxruntime: Option<PathBuf>,
 }
 
 /// `[memory_export]`: whether and where the mirror is kept current.
@@ -50,11 +59,7 @@ pub struct MemoryExport {
 
 impl Default for MemoryExport {
     fn default() -> Self {
-        MemoryExport {
-            enabled: false,
-            path: DEFAULT_MIRROR_PATH.into(),
-            debounce: Duration::from_secs(3),
-        }
+        MemoryExport { enabled: false, path: DEFAULT_MIRROR_PATH.into(), debounce: Duration::from_secs(3) }
     }
 }
 
@@ -63,6 +68,7 @@ impl Default for WorkspaceConfig {
         WorkspaceConfig {
             expiry: ExpiryPolicy::default(),
             memory_export: MemoryExport::default(),
+            recall: RecallConfig::default(),
         }
     }
 }
@@ -72,6 +78,14 @@ struct RawConfig {
     #[serde(default)]
     expiry: BTreeMap<String, u32>,
     memory_export: Option<RawMemoryExport>,
+    recall: Option<RawRecall>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRecall {
+    model_dir: Option<PathBuf>,
+    onnxruntime: Option<PathBuf>,
 }
 
 #[derive(serde::Deserialize)]
@@ -97,22 +111,21 @@ impl WorkspaceConfig {
                 return Ok(WorkspaceConfig::default());
             }
             Err(e) => {
-                return Err(ConfigError {
-                    path,
-                    message: e.to_string(),
-                });
+                return Err(ConfigError { path, message: e.to_string() });
             }
         };
-        WorkspaceConfig::parse(&text).map_err(|message| ConfigError { path, message })
+        let mut config = WorkspaceConfig::parse(&text).map_err(|message| ConfigError { path, message })?;
+        let absolute = |p: PathBuf| if p.is_absolute() { p } else { root.join(p) };
+        config.recall.model_dir = config.recall.model_dir.map(absolute);
+        config.recall.onnxruntime = config.recall.onnxruntime.map(absolute);
+        Ok(config)
     }
 
     pub fn parse(text: &str) -> Result<WorkspaceConfig, String> {
         let raw: RawConfig = toml::from_str(text).map_err(|e| e.message().trim().to_string())?;
         let mut expiry = ExpiryPolicy::default();
         for (kind, days) in raw.expiry {
-            let kind: Kind = kind
-                .parse()
-                .map_err(|e: mnemo_core::ParseEnumError| format!("[expiry]: {e}"))?;
+            let kind: Kind = kind.parse().map_err(|e: mnemo_core::ParseEnumError| format!("[expiry]: {e}"))?;
             expiry = expiry.with_days(kind, days).map_err(|e| e.to_string())?;
         }
         let mut memory_export = MemoryExport::default();
@@ -126,39 +139,28 @@ impl WorkspaceConfig {
             }
             if let Some(seconds) = raw.debounce_seconds {
                 if !(0.0..=3600.0).contains(&seconds) {
-                    return Err(format!(
-                        "[memory_export] debounce_seconds = {seconds} is outside 0..=3600"
-                    ));
+                    return Err(format!("[memory_export] debounce_seconds = {seconds} is outside 0..=3600"));
                 }
                 memory_export.debounce = Duration::from_secs_f64(seconds);
             }
         }
-        Ok(WorkspaceConfig {
-            expiry,
-            memory_export,
-        })
+        let recall =
+            raw.recall.map(|r| RecallConfig { model_dir: r.model_dir, onnxruntime: r.onnxruntime }).unwrap_or_default();
+        Ok(WorkspaceConfig { expiry, memory_export, recall })
     }
 
     /// Turn the mirror on or off in `root`'s config file, keeping every other
     /// setting and comment as it was. `path` replaces the configured path when given.
-    pub fn set_memory_export(
-        root: &Path,
-        enabled: bool,
-        path: Option<&str>,
-    ) -> Result<(), ConfigError> {
+    pub fn set_memory_export(root: &Path, enabled: bool, path: Option<&str>) -> Result<(), ConfigError> {
         let file = root.join(CONFIG_PATH);
-        let error = |message: String| ConfigError {
-            path: file.clone(),
-            message,
-        };
+        let error = |message: String| ConfigError { path: file.clone(), message };
         let text = match std::fs::read_to_string(&file) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
             Err(e) => return Err(error(e.to_string())),
         };
-        let mut doc: toml_edit::DocumentMut = text
-            .parse()
-            .map_err(|e: toml_edit::TomlError| error(e.message().to_string()))?;
+        let mut doc: toml_edit::DocumentMut =
+            text.parse().map_err(|e: toml_edit::TomlError| error(e.message().to_string()))?;
         let table = doc
             .entry("memory_export")
             .or_insert_with(|| toml_edit::Item::Table(toml_edit::Table::new()))
@@ -187,21 +189,11 @@ mod tests {
 
     #[test]
     fn expiry_overrides_and_errors() {
-        let config =
-            WorkspaceConfig::parse("[expiry]\ntask = 0\nfinding = 7\n[recall]\nmodel_dir = 'x'\n")
-                .unwrap();
+        let config = WorkspaceConfig::parse("[expiry]\ntask = 0\nfinding = 7\n[lsp]\nanything = 'x'\n").unwrap();
         assert_eq!(config.expiry.days(Kind::Task), None);
         assert_eq!(config.expiry.days(Kind::Finding), Some(7));
-        assert!(
-            WorkspaceConfig::parse("[expiry]\ntasks = 3")
-                .unwrap_err()
-                .contains("unknown kind 'tasks'")
-        );
-        assert!(
-            WorkspaceConfig::parse("[expiry]\ndirective = 3")
-                .unwrap_err()
-                .contains("directives never expire")
-        );
+        assert!(WorkspaceConfig::parse("[expiry]\ntasks = 3").unwrap_err().contains("unknown kind 'tasks'"));
+        assert!(WorkspaceConfig::parse("[expiry]\ndirective = 3").unwrap_err().contains("directives never expire"));
         assert!(WorkspaceConfig::parse("[expiry]\ntask = -1").is_err());
         assert!(WorkspaceConfig::parse("[expiry").is_err());
     }
@@ -214,67 +206,50 @@ mod tests {
         .unwrap();
         assert_eq!(
             config.memory_export,
-            MemoryExport {
-                enabled: true,
-                path: "docs/MEMORY.md".into(),
-                debounce: Duration::from_millis(250)
-            }
+            MemoryExport { enabled: true, path: "docs/MEMORY.md".into(), debounce: Duration::from_millis(250) }
         );
-        assert_eq!(
-            WorkspaceConfig::parse("").unwrap().memory_export,
-            MemoryExport::default()
-        );
+        assert_eq!(WorkspaceConfig::parse("").unwrap().memory_export, MemoryExport::default());
         assert!(
-            WorkspaceConfig::parse("[memory_export]\nenable = true")
-                .unwrap_err()
-                .contains("unknown field `enable`")
+            WorkspaceConfig::parse("[memory_export]\nenable = true").unwrap_err().contains("unknown field `enable`")
         );
-        assert!(
-            WorkspaceConfig::parse("[memory_export]\ndebounce_seconds = -1.0")
-                .unwrap_err()
-                .contains("outside")
-        );
+        assert!(WorkspaceConfig::parse("[memory_export]\ndebounce_seconds = -1.0").unwrap_err().contains("outside"));
     }
 
     #[test]
     fn enabling_the_export_keeps_other_settings_and_comments() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join(".mnemo")).unwrap();
-        std::fs::write(
-            dir.path().join(CONFIG_PATH),
-            "# my settings\n[expiry]\ntask = 10 # short\n",
-        )
-        .unwrap();
+        std::fs::write(dir.path().join(CONFIG_PATH), "# my settings\n[expiry]\ntask = 10 # short\n").unwrap();
         WorkspaceConfig::set_memory_export(dir.path(), true, None).unwrap();
         let text = std::fs::read_to_string(dir.path().join(CONFIG_PATH)).unwrap();
-        assert!(
-            text.starts_with("# my settings\n[expiry]\ntask = 10 # short\n"),
-            "{text}"
-        );
+        assert!(text.starts_with("# my settings\n[expiry]\ntask = 10 # short\n"), "{text}");
         let config = WorkspaceConfig::load(Some(dir.path())).unwrap();
         assert!(config.memory_export.enabled);
         assert_eq!(config.expiry.days(Kind::Task), Some(10));
         WorkspaceConfig::set_memory_export(dir.path(), false, Some("notes/M.md")).unwrap();
         let config = WorkspaceConfig::load(Some(dir.path())).unwrap();
-        assert_eq!(
-            (
-                config.memory_export.enabled,
-                config.memory_export.path.as_str()
-            ),
-            (false, "notes/M.md")
-        );
+        assert_eq!((config.memory_export.enabled, config.memory_export.path.as_str()), (false, "notes/M.md"));
+    }
+
+    #[test]
+    fn recall_paths_are_relative_to_the_workspace() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".mnemo")).unwrap();
+        std::fs::write(
+            dir.path().join(CONFIG_PATH),
+            "[recall]\nmodel_dir = 'models/minilm'\nonnxruntime = '/opt/ort.so'\n",
+        )
+        .unwrap();
+        let config = WorkspaceConfig::load(Some(dir.path())).unwrap();
+        assert_eq!(config.recall.model_dir, Some(dir.path().join("models/minilm")));
+        assert_eq!(config.recall.onnxruntime, Some(PathBuf::from("/opt/ort.so")));
+        assert!(WorkspaceConfig::parse("[recall]\nmodel = 'x'").unwrap_err().contains("unknown field `model`"));
     }
 
     #[test]
     fn missing_file_means_defaults() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(
-            WorkspaceConfig::load(Some(dir.path())).unwrap(),
-            WorkspaceConfig::default()
-        );
-        assert_eq!(
-            WorkspaceConfig::load(None).unwrap(),
-            WorkspaceConfig::default()
-        );
+        assert_eq!(WorkspaceConfig::load(Some(dir.path())).unwrap(), WorkspaceConfig::default());
+        assert_eq!(WorkspaceConfig::load(None).unwrap(), WorkspaceConfig::default());
     }
 }

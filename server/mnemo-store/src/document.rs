@@ -35,10 +35,7 @@ pub fn render_workspace(
         let views = store.notes(&Scope::Workspace(workspace.id.clone()))?;
         let flavour = match kind {
             DocumentKind::Mirror => Flavour::Mirror,
-            DocumentKind::Checkout => Flavour::Checkout {
-                workspace: workspace.id.clone(),
-                epoch,
-            },
+            DocumentKind::Checkout => Flavour::Checkout { workspace: workspace.id.clone(), epoch },
         };
         Ok(RenderedDocument {
             text: render_views(&flavour, workspace.display_name(), &views),

@@ -10,27 +10,15 @@ use crate::config::ConfigError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error(
-        "{path} is not a mnemo store (not an SQLite database); move it aside or pass --store PATH"
-    )]
+    #[error("{path} is not a mnemo store (not an SQLite database); move it aside or pass --store PATH")]
     NotAStore { path: PathBuf },
-    #[error(
-        "{path} has schema version {found}, newer than this mnemo understands ({supported}); upgrade mnemo"
-    )]
-    TooNew {
-        path: PathBuf,
-        found: i64,
-        supported: i64,
-    },
-    #[error(
-        "cannot open the store at {path}: {reason}; check the path and its permissions, or pass --store PATH"
-    )]
+    #[error("{path} has schema version {found}, newer than this mnemo understands ({supported}); upgrade mnemo")]
+    TooNew { path: PathBuf, found: i64, supported: i64 },
+    #[error("cannot open the store at {path}: {reason}; check the path and its permissions, or pass --store PATH")]
     CannotOpen { path: PathBuf, reason: String },
     #[error("the store at {path} is read-only; make it writable or pass --store PATH")]
     ReadOnly { path: PathBuf },
-    #[error(
-        "the store at {path} stayed locked by another process for {seconds}s; retry, or find the stuck process"
-    )]
+    #[error("the store at {path} stayed locked by another process for {seconds}s; retry, or find the stuck process")]
     Locked { path: PathBuf, seconds: u64 },
     #[error("no note #{id} in this workspace ({workspace}); `mnemo list` shows its notes")]
     NoSuchNote { id: NoteId, workspace: String },
@@ -39,10 +27,7 @@ pub enum StoreError {
     #[error("note #{id}: {source}")]
     Transition { id: NoteId, source: TransitionError },
     #[error("cannot forget #{id}: the history of {} points at it as the successor; forget those first", list_ids(.predecessors))]
-    ForgetBlocked {
-        id: NoteId,
-        predecessors: Vec<NoteId>,
-    },
+    ForgetBlocked { id: NoteId, predecessors: Vec<NoteId> },
     #[error(transparent)]
     Rule(#[from] RuleError),
     #[error(transparent)]
@@ -58,10 +43,7 @@ pub enum StoreError {
 impl StoreError {
     /// Whether the error is a broken lifecycle or creation rule (exit status 2).
     pub fn is_rule_violation(&self) -> bool {
-        matches!(
-            self,
-            StoreError::Transition { .. } | StoreError::Rule(_) | StoreError::ForgetBlocked { .. }
-        )
+        matches!(self, StoreError::Transition { .. } | StoreError::Rule(_) | StoreError::ForgetBlocked { .. })
     }
 }
 
@@ -72,8 +54,5 @@ impl From<rusqlite::Error> for StoreError {
 }
 
 fn list_ids(ids: &[NoteId]) -> String {
-    ids.iter()
-        .map(|id| format!("#{id}"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    ids.iter().map(|id| format!("#{id}")).collect::<Vec<_>>().join(", ")
 }

@@ -6,9 +6,7 @@
 use std::collections::HashMap;
 use std::io::BufRead;
 
-use mnemo_core::{
-    Actor, Anchor, EventData, EventKind, Kind, NewNote, NoteId, Priority, Provenance, Timestamp,
-};
+use mnemo_core::{Actor, Anchor, EventData, EventKind, Kind, NewNote, NoteId, Priority, Provenance, Timestamp};
 
 use crate::error::StoreError;
 use crate::read::Scope;
@@ -83,20 +81,52 @@ struct Checked {
     status: Option<(String, Option<String>, Option<i64>)>,
 }
 
-/// Import every record of `reader`. `actor` is who runs the import: records
+/// A whole file, checked and ready to write.
+pub struct PreparedImport {
+    records: Vec<Checked>,
+    actor: Actor,
+}
+
+impl PreparedImport {
+    /// Title and body of each note, in file order (to embed before the write).
+    pub fn texts(&self) -> Vec<(&str, &str)> {
+        self.records.iter().map(|r| (r.note.title.as_str(), r.note.body.as_str())).collect()
+    }
+}
+
+/// Check every record of `reader`. `actor` is who runs the import: records
 /// with provenance `human` need a human actor (`--as-human`).
+pub fn prepare(reader: impl BufRead, actor: Actor) -> Result<PreparedImport, ImportError> {
+    Ok(PreparedImport { records: check_all(reader, actor)?, actor })
+}
+
+/// Check and import every record of `reader`, without vectors.
 pub fn import(
     store: &mut Store,
     reader: impl BufRead,
     actor: Actor,
     now: Timestamp,
 ) -> Result<ImportReport, ImportError> {
-    let records = check_all(reader, actor)?;
+    write(store, prepare(reader, actor)?, now, None)
+}
+
+/// Write a prepared import in one transaction. `vectors` (one per record, in
+/// file order, and the model that made them) are stored with the notes.
+pub fn write(
+    store: &mut Store,
+    prepared: PreparedImport,
+    now: Timestamp,
+    vectors: Option<(&[Vec<f32>], &str)>,
+) -> Result<ImportReport, ImportError> {
+    let PreparedImport { records, actor } = prepared;
     Ok(store.write(|w| {
         let mut report = ImportReport::default();
         let mut ids: HashMap<i64, (NoteId, Timestamp)> = HashMap::new();
         for r in &records {
             let id = w.create(&r.workspace, r.note.clone(), actor, r.created)?;
+            if let Some(vector) = vectors.and_then(|(vectors, _)| vectors.get(report.notes)) {
+                w.put_vector(id, &r.workspace, vector, vectors.map_or("", |(_, model)| model))?;
+            }
             ids.insert(r.source_id, (id, r.created));
             report.ids.push((r.source_id, id));
             report.notes += 1;
@@ -110,29 +140,15 @@ pub fn import(
             let (kind, at) = match status.as_str() {
                 "superseded" => {
                     let (by, successor_created) = ids[&successor.expect("checked")];
-                    (
-                        EventKind::Superseded { by },
-                        successor_created.max(r.created),
-                    )
+                    (EventKind::Superseded { by }, successor_created.max(r.created))
                 }
                 "revoked" => (EventKind::Revoked, now),
                 "stale_flagged" => (EventKind::StaleFlagged, now),
                 "expired" => (EventKind::Expired, now),
                 _ => unreachable!("statuses are checked before writing"),
             };
-            let reason = reason
-                .clone()
-                .or_else(|| Some(format!("imported as {status}")));
-            w.append(
-                &Scope::All,
-                id,
-                EventData {
-                    kind,
-                    actor,
-                    at,
-                    reason,
-                },
-            )?;
+            let reason = reason.clone().or_else(|| Some(format!("imported as {status}")));
+            w.append(&Scope::All, id, EventData { kind, actor, at, reason })?;
             report.events += 1;
         }
         Ok(report)
@@ -148,36 +164,22 @@ fn check_all(reader: impl BufRead, actor: Actor) -> Result<Vec<Checked>, ImportE
         if line.trim().is_empty() {
             continue;
         }
-        let invalid = |message: String| ImportError::Invalid {
-            line: line_no,
-            message,
-        };
-        let record: Record =
-            serde_json::from_str(&line).map_err(|e| invalid(format!("not a note record: {e}")))?;
+        let invalid = |message: String| ImportError::Invalid { line: line_no, message };
+        let record: Record = serde_json::from_str(&line).map_err(|e| invalid(format!("not a note record: {e}")))?;
         let checked = check(record, line_no, actor).map_err(invalid)?;
-        if workspace_of
-            .insert(checked.source_id, (checked.workspace.clone(), line_no))
-            .is_some()
-        {
+        if workspace_of.insert(checked.source_id, (checked.workspace.clone(), line_no)).is_some() {
             return Err(invalid(format!("id {} appears twice", checked.source_id)));
         }
         records.push(checked);
     }
     for r in &records {
         if let Some((_, _, Some(successor))) = &r.status {
-            let invalid = |message: String| ImportError::Invalid {
-                line: r.line,
-                message,
-            };
+            let invalid = |message: String| ImportError::Invalid { line: r.line, message };
             let Some((workspace, _)) = workspace_of.get(successor) else {
-                return Err(invalid(format!(
-                    "superseded_by {successor} names no record of the file"
-                )));
+                return Err(invalid(format!("superseded_by {successor} names no record of the file")));
             };
             if *workspace != r.workspace {
-                return Err(invalid(format!(
-                    "superseded_by {successor} is in another workspace ({workspace})"
-                )));
+                return Err(invalid(format!("superseded_by {successor} is in another workspace ({workspace})")));
             }
             if *successor == r.source_id {
                 return Err(invalid("a note cannot supersede itself".into()));
@@ -188,66 +190,36 @@ fn check_all(reader: impl BufRead, actor: Actor) -> Result<Vec<Checked>, ImportE
 }
 
 fn check(r: Record, line: usize, actor: Actor) -> Result<Checked, String> {
-    let kind: Kind = r
-        .kind
-        .parse()
-        .map_err(|e: mnemo_core::ParseEnumError| e.to_string())?;
-    let priority: Priority = r
-        .priority
-        .parse()
-        .map_err(|e: mnemo_core::ParseEnumError| e.to_string())?;
-    let provenance: Provenance = r
-        .provenance
-        .parse()
-        .map_err(|e: mnemo_core::ParseEnumError| e.to_string())?;
-    let created = Timestamp::parse(&r.created)
-        .ok_or_else(|| format!("created '{}' is not a YYYY-MM-DD date", r.created))?;
+    let kind: Kind = r.kind.parse().map_err(|e: mnemo_core::ParseEnumError| e.to_string())?;
+    let priority: Priority = r.priority.parse().map_err(|e: mnemo_core::ParseEnumError| e.to_string())?;
+    let provenance: Provenance = r.provenance.parse().map_err(|e: mnemo_core::ParseEnumError| e.to_string())?;
+    let created =
+        Timestamp::parse(&r.created).ok_or_else(|| format!("created '{}' is not a YYYY-MM-DD date", r.created))?;
     if r.workspace.trim().is_empty() {
         return Err("workspace is empty".into());
     }
-    if provenance == Provenance::UserStated
-        && r.quote.as_deref().is_none_or(|q| q.trim().is_empty())
-    {
+    if provenance == Provenance::UserStated && r.quote.as_deref().is_none_or(|q| q.trim().is_empty()) {
         return Err("provenance 'user-stated' needs the user's quote in `quote`".into());
     }
     let anchors = r
         .anchors
         .into_iter()
         .map(|a| {
-            if a.start_line == 0
-                || a.end_line < a.start_line
-                || a.path.contains("..")
-                || a.path.starts_with('/')
-            {
+            if a.start_line == 0 || a.end_line < a.start_line || a.path.contains("..") || a.path.starts_with('/') {
                 return Err(format!(
                     "anchor {}:{}-{} is not a workspace-relative path with a valid range",
                     a.path, a.start_line, a.end_line
                 ));
             }
-            Ok(Anchor {
-                path: a.path,
-                start_line: a.start_line,
-                end_line: a.end_line,
-                content_sha256: None,
-            })
+            Ok(Anchor { path: a.path, start_line: a.start_line, end_line: a.end_line, content_sha256: None })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let note = NewNote {
-        kind,
-        priority,
-        title: r.title,
-        body: r.body,
-        provenance,
-        quote: r.quote,
-        anchors,
-    };
+    let note = NewNote { kind, priority, title: r.title, body: r.body, provenance, quote: r.quote, anchors };
     let note = note.validated(actor).map_err(|e| e.to_string())?;
     let status = match r.status.as_str() {
         "active" => None,
         "superseded" => {
-            let successor = r
-                .superseded_by
-                .ok_or("status 'superseded' needs superseded_by")?;
+            let successor = r.superseded_by.ok_or("status 'superseded' needs superseded_by")?;
             Some((r.status, r.status_reason, Some(successor)))
         }
         "revoked" | "stale_flagged" | "expired" => Some((r.status, r.status_reason, None)),
@@ -257,12 +229,5 @@ fn check(r: Record, line: usize, actor: Actor) -> Result<Checked, String> {
             ));
         }
     };
-    Ok(Checked {
-        line,
-        source_id: r.id,
-        workspace: r.workspace,
-        note,
-        created,
-        status,
-    })
+    Ok(Checked { line, source_id: r.id, workspace: r.workspace, note, created, status })
 }

@@ -26,18 +26,12 @@ mod tests {
 
     #[test]
     fn xdg_then_home() {
-        assert_eq!(
-            default_store_path(Some("/x"), Some("/h")),
-            Some(PathBuf::from("/x/mnemo/memory.db"))
-        );
+        assert_eq!(default_store_path(Some("/x"), Some("/h")), Some(PathBuf::from("/x/mnemo/memory.db")));
         assert_eq!(
             default_store_path(Some("relative"), Some("/h")),
             Some(PathBuf::from("/h/.local/share/mnemo/memory.db"))
         );
-        assert_eq!(
-            default_store_path(None, Some("/h")),
-            Some(PathBuf::from("/h/.local/share/mnemo/memory.db"))
-        );
+        assert_eq!(default_store_path(None, Some("/h")), Some(PathBuf::from("/h/.local/share/mnemo/memory.db")));
         assert_eq!(default_store_path(None, None), None);
     }
 }

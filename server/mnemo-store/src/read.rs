@@ -29,10 +29,7 @@ impl Scope {
     /// Refuse a note owned by another workspace.
     pub(crate) fn check(&self, id: NoteId, owner: &str) -> Result<(), StoreError> {
         match self {
-            Scope::Workspace(w) if w != owner => Err(StoreError::OtherWorkspace {
-                id,
-                owner: owner.to_string(),
-            }),
+            Scope::Workspace(w) if w != owner => Err(StoreError::OtherWorkspace { id, owner: owner.to_string() }),
             _ => Ok(()),
         }
     }
@@ -163,24 +160,17 @@ fn anchor_from_row(r: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Anch
 impl Store {
     /// One note in `scope`.
     pub fn note(&self, scope: &Scope, id: NoteId) -> Result<NoteView, StoreError> {
-        let sql = format!(
-            "SELECT {NOTE_COLUMNS} FROM notes n JOIN note_state s ON s.note_id = n.id WHERE n.id = ?1"
-        );
-        let row = self
-            .conn
-            .prepare_cached(&sql)?
-            .query_row([id], NoteRow::from_row)
-            .optional()?;
+        let sql = format!("SELECT {NOTE_COLUMNS} FROM notes n JOIN note_state s ON s.note_id = n.id WHERE n.id = ?1");
+        let row = self.conn.prepare_cached(&sql)?.query_row([id], NoteRow::from_row).optional()?;
         let Some(row) = row else {
-            return Err(StoreError::NoSuchNote {
-                id,
-                workspace: scope.describe(),
-            });
+            return Err(StoreError::NoSuchNote { id, workspace: scope.describe() });
         };
         scope.check(id, &row.workspace)?;
         let anchors = self
             .conn
-            .prepare_cached("SELECT path, start_line, end_line, content_sha256 FROM anchors WHERE note_id = ?1 ORDER BY position")?
+            .prepare_cached(
+                "SELECT path, start_line, end_line, content_sha256 FROM anchors WHERE note_id = ?1 ORDER BY position",
+            )?
             .query_map([id], |r| anchor_from_row(r, 0))?
             .collect::<Result<_, _>>()?;
         row.into_view(anchors)
@@ -198,9 +188,7 @@ impl Store {
             "SELECT a.note_id, a.path, a.start_line, a.end_line, a.content_sha256 FROM anchors a JOIN notes n ON n.id = a.note_id
              WHERE ?1 IS NULL OR n.workspace = ?1 ORDER BY a.note_id, a.position",
         )?;
-        let rows = stmt.query_map(params![workspace], |r| {
-            Ok((r.get::<_, NoteId>(0)?, anchor_from_row(r, 1)?))
-        })?;
+        let rows = stmt.query_map(params![workspace], |r| Ok((r.get::<_, NoteId>(0)?, anchor_from_row(r, 1)?)))?;
         for row in rows {
             let (id, anchor) = row?;
             anchors.entry(id).or_default().push(anchor);
@@ -221,20 +209,11 @@ impl Store {
         let mut stmt = self.conn.prepare_cached(
             "SELECT id, note_id, kind, actor, at, reason, superseded_by, provenance FROM events WHERE note_id = ?1 ORDER BY id",
         )?;
-        let rows = stmt.query_map([id], |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, NoteId>(1)?,
-                EventColumns::from_row(r, 2)?,
-            ))
-        })?;
+        let rows =
+            stmt.query_map([id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, NoteId>(1)?, EventColumns::from_row(r, 2)?)))?;
         rows.map(|row| {
             let (id, note_id, columns) = row?;
-            Ok(StoredEvent {
-                id,
-                note_id,
-                data: columns.into_event()?,
-            })
+            Ok(StoredEvent { id, note_id, data: columns.into_event()? })
         })
         .collect()
     }
@@ -242,21 +221,13 @@ impl Store {
     /// Counts of notes and events in `scope`.
     pub fn stats(&self, scope: &Scope) -> Result<Stats, StoreError> {
         let workspace = scope.workspace_param();
-        let mut stats = Stats {
-            epoch: self.epoch()?,
-            schema_version: crate::SCHEMA_VERSION,
-            ..Stats::default()
-        };
+        let mut stats = Stats { epoch: self.epoch()?, schema_version: crate::SCHEMA_VERSION, ..Stats::default() };
         let mut stmt = self.conn.prepare(
             "SELECT n.kind, s.status, count(*) FROM notes n JOIN note_state s ON s.note_id = n.id
              WHERE ?1 IS NULL OR n.workspace = ?1 GROUP BY n.kind, s.status",
         )?;
         let rows = stmt.query_map(params![workspace], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, i64>(2)? as usize,
-            ))
+            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)? as usize))
         })?;
         for row in rows {
             let (kind, status, count) = row?;

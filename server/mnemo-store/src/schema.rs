@@ -95,6 +95,20 @@ CREATE TABLE mirror_exports (
     PRIMARY KEY (workspace, path)
 );
 "#,
+    r#"
+-- Full-text search over title and body (porter stemming, unicode words).
+-- Notes are immutable, so inserts and the deletes of forget are all there is.
+CREATE VIRTUAL TABLE notes_fts USING fts5(title, body, content = 'notes', content_rowid = 'id', tokenize = 'porter unicode61');
+INSERT INTO notes_fts (notes_fts) VALUES ('rebuild');
+CREATE TRIGGER notes_fts_insert AFTER INSERT ON notes
+BEGIN INSERT INTO notes_fts (rowid, title, body) VALUES (new.id, new.title, new.body); END;
+CREATE TRIGGER notes_fts_delete AFTER DELETE ON notes
+BEGIN INSERT INTO notes_fts (notes_fts, rowid, title, body) VALUES ('delete', old.id, old.title, old.body); END;
+
+-- Which model the vectors in note_vectors were made with (model, dims).
+-- note_vectors itself (sqlite-vec vec0) is created with the model's dims.
+CREATE TABLE vector_index (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"#,
 ];
 
 /// The schema version this build writes and understands.
@@ -108,20 +122,12 @@ pub(crate) fn migrate(conn: &mut Connection, path: &std::path::Path) -> Result<(
         return Ok(());
     }
     if found > SCHEMA_VERSION {
-        return Err(StoreError::TooNew {
-            path: path.to_path_buf(),
-            found,
-            supported: SCHEMA_VERSION,
-        });
+        return Err(StoreError::TooNew { path: path.to_path_buf(), found, supported: SCHEMA_VERSION });
     }
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let current: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if current > SCHEMA_VERSION {
-        return Err(StoreError::TooNew {
-            path: path.to_path_buf(),
-            found: current,
-            supported: SCHEMA_VERSION,
-        });
+        return Err(StoreError::TooNew { path: path.to_path_buf(), found: current, supported: SCHEMA_VERSION });
     }
     for (index, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
         tx.execute_batch(sql)?;

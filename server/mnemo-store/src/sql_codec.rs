@@ -5,11 +5,8 @@ use mnemo_core::{Actor, EventData, EventKind, NoteId, NoteState, Provenance, Sta
 
 use crate::error::StoreError;
 
-pub(crate) fn parse<T: std::str::FromStr<Err = mnemo_core::ParseEnumError>>(
-    text: &str,
-) -> Result<T, StoreError> {
-    text.parse()
-        .map_err(|e: mnemo_core::ParseEnumError| StoreError::Corrupt(e.to_string()))
+pub(crate) fn parse<T: std::str::FromStr<Err = mnemo_core::ParseEnumError>>(text: &str) -> Result<T, StoreError> {
+    text.parse().map_err(|e: mnemo_core::ParseEnumError| StoreError::Corrupt(e.to_string()))
 }
 
 /// The columns of an event row besides ids.
@@ -36,18 +33,18 @@ impl EventColumns {
 
     pub fn into_event(self) -> Result<EventData, StoreError> {
         let provenance = || -> Result<Provenance, StoreError> {
-            parse(self.provenance.as_deref().ok_or_else(|| {
-                StoreError::Corrupt(format!("{} event without provenance", self.kind))
-            })?)
+            parse(
+                self.provenance
+                    .as_deref()
+                    .ok_or_else(|| StoreError::Corrupt(format!("{} event without provenance", self.kind)))?,
+            )
         };
         let kind = match self.kind.as_str() {
-            "created" => EventKind::Created {
-                provenance: provenance()?,
-            },
+            "created" => EventKind::Created { provenance: provenance()? },
             "superseded" => EventKind::Superseded {
-                by: self.superseded_by.ok_or_else(|| {
-                    StoreError::Corrupt("superseded event without successor".into())
-                })?,
+                by: self
+                    .superseded_by
+                    .ok_or_else(|| StoreError::Corrupt("superseded event without successor".into()))?,
             },
             "revoked" => EventKind::Revoked,
             "stale_flagged" => EventKind::StaleFlagged,
@@ -56,12 +53,7 @@ impl EventColumns {
             "expired" => EventKind::Expired,
             other => return Err(StoreError::Corrupt(format!("unknown event kind '{other}'"))),
         };
-        Ok(EventData {
-            kind,
-            actor: parse::<Actor>(&self.actor)?,
-            at: Timestamp(self.at),
-            reason: self.reason,
-        })
+        Ok(EventData { kind, actor: parse::<Actor>(&self.actor)?, at: Timestamp(self.at), reason: self.reason })
     }
 
     pub fn from_event(event: &EventData) -> EventColumns {
@@ -129,9 +121,7 @@ impl StateColumns {
             ("stale_flagged", _) => Status::StaleFlagged,
             ("expired", _) => Status::Expired,
             (other, _) => {
-                return Err(StoreError::Corrupt(format!(
-                    "unknown note status '{other}'"
-                )));
+                return Err(StoreError::Corrupt(format!("unknown note status '{other}'")));
             }
         };
         Ok(NoteState {

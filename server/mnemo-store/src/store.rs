@@ -33,10 +33,7 @@ impl Store {
             })?;
         }
         if path.is_dir() {
-            return Err(StoreError::CannotOpen {
-                path: path.to_path_buf(),
-                reason: "it is a directory".into(),
-            });
+            return Err(StoreError::CannotOpen { path: path.to_path_buf(), reason: "it is a directory".into() });
         }
         let started = Instant::now();
         loop {
@@ -50,29 +47,21 @@ impl Store {
     }
 
     fn try_open(path: &Path) -> Result<Store, StoreError> {
+        crate::vectors::register_sqlite_vec();
         let classify = |e| classify(e, path);
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_CREATE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let mut conn = Connection::open_with_flags(path, flags).map_err(classify)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(classify)?;
-        let mode: String = conn
-            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
-            .map_err(classify)?;
+        let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)).map_err(classify)?;
         if !mode.eq_ignore_ascii_case("wal") {
             return Err(StoreError::CannotOpen {
                 path: path.to_path_buf(),
                 reason: format!("WAL mode refused (journal mode is {mode})"),
             });
         }
-        conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
-            .map_err(classify)?;
+        conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;").map_err(classify)?;
         schema::migrate(&mut conn, path).map_err(|e| reclassify(e, path))?;
-        Ok(Store {
-            conn,
-            path: path.to_path_buf(),
-            listeners: Vec::new(),
-        })
+        Ok(Store { conn, path: path.to_path_buf(), listeners: Vec::new() })
     }
 
     pub fn path(&self) -> &Path {
@@ -81,23 +70,13 @@ impl Store {
 
     /// The store-wide epoch: bumped by every committed note write.
     pub fn epoch(&self) -> Result<i64, StoreError> {
-        Ok(self
-            .conn
-            .query_row("SELECT value FROM meta WHERE key = 'epoch'", [], |r| {
-                r.get(0)
-            })?)
+        Ok(self.conn.query_row("SELECT value FROM meta WHERE key = 'epoch'", [], |r| r.get(0))?)
     }
 
     /// Run `f` inside one read transaction, so everything it reads (the epoch
     /// and the notes, say) comes from the same state of the store.
-    pub fn snapshot<T>(
-        &self,
-        f: impl FnOnce(&Store) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
-        let tx = self
-            .conn
-            .unchecked_transaction()
-            .map_err(|e| classify(e, &self.path))?;
+    pub fn snapshot<T>(&self, f: impl FnOnce(&Store) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        let tx = self.conn.unchecked_transaction().map_err(|e| classify(e, &self.path))?;
         let value = f(self)?;
         tx.commit().map_err(|e| classify(e, &self.path))?;
         Ok(value)
@@ -111,15 +90,9 @@ impl Store {
     /// **The one write path.** Runs `f` in one IMMEDIATE transaction; if it
     /// wrote anything, bumps the epoch in the same transaction, commits, then
     /// notifies the listeners. An error rolls everything back.
-    pub fn write<T>(
-        &mut self,
-        f: impl FnOnce(&mut Writer<'_>) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
+    pub fn write<T>(&mut self, f: impl FnOnce(&mut Writer<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
         let path = self.path.clone();
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(|e| classify(e, &path))?;
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| classify(e, &path))?;
         let mut writer = Writer::new(tx);
         let value = f(&mut writer).map_err(|e| reclassify(e, &path))?;
         let epoch = writer.finish().map_err(|e| reclassify(e, &path))?;
@@ -138,18 +111,13 @@ pub(crate) fn classify(e: rusqlite::Error, path: &Path) -> StoreError {
     match e.sqlite_error_code() {
         Some(ErrorCode::NotADatabase) => StoreError::NotAStore { path },
         Some(ErrorCode::ReadOnly) => StoreError::ReadOnly { path },
-        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => StoreError::Locked {
-            path,
-            seconds: BUSY_TIMEOUT.as_secs(),
-        },
-        Some(ErrorCode::CannotOpen | ErrorCode::PermissionDenied) => StoreError::CannotOpen {
-            path,
-            reason: e.to_string(),
-        },
-        Some(ErrorCode::DiskFull) => StoreError::CannotOpen {
-            path,
-            reason: "the disk is full".into(),
-        },
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
+            StoreError::Locked { path, seconds: BUSY_TIMEOUT.as_secs() }
+        }
+        Some(ErrorCode::CannotOpen | ErrorCode::PermissionDenied) => {
+            StoreError::CannotOpen { path, reason: e.to_string() }
+        }
+        Some(ErrorCode::DiskFull) => StoreError::CannotOpen { path, reason: "the disk is full".into() },
         _ => StoreError::Sqlite(e),
     }
 }

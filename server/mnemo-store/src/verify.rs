@@ -33,13 +33,8 @@ impl Store {
         let mut stmt = self.conn.prepare(
             "SELECT note_id, id, kind, actor, at, reason, superseded_by, provenance FROM events ORDER BY note_id, id",
         )?;
-        let rows = stmt.query_map([], |r| {
-            Ok((
-                r.get::<_, NoteId>(0)?,
-                r.get::<_, i64>(1)?,
-                EventColumns::from_row(r, 2)?,
-            ))
-        })?;
+        let rows =
+            stmt.query_map([], |r| Ok((r.get::<_, NoteId>(0)?, r.get::<_, i64>(1)?, EventColumns::from_row(r, 2)?)))?;
         for row in rows {
             let (note_id, event_id, columns) = row?;
             report.events_replayed += 1;
@@ -47,9 +42,7 @@ impl Store {
             entry.1 = event_id;
             match columns.into_event() {
                 Ok(event) => entry.0.push(event),
-                Err(e) => report
-                    .differences
-                    .push((note_id, format!("event {event_id} cannot be read: {e}"))),
+                Err(e) => report.differences.push((note_id, format!("event {event_id} cannot be read: {e}"))),
             }
         }
         let mut cached: BTreeMap<NoteId, (String, StateColumns, i64)> = BTreeMap::new();
@@ -57,20 +50,13 @@ impl Store {
             "SELECT note_id, workspace, status, status_at, status_reason, superseded_by, provenance, live_since, last_event_id FROM note_state",
         )?;
         let rows = stmt.query_map([], |r| {
-            Ok((
-                r.get::<_, NoteId>(0)?,
-                r.get::<_, String>(1)?,
-                StateColumns::from_row(r, 2)?,
-                r.get::<_, i64>(8)?,
-            ))
+            Ok((r.get::<_, NoteId>(0)?, r.get::<_, String>(1)?, StateColumns::from_row(r, 2)?, r.get::<_, i64>(8)?))
         })?;
         for row in rows {
             let (id, workspace, columns, last_event) = row?;
             cached.insert(id, (workspace, columns, last_event));
         }
-        let mut stmt = self
-            .conn
-            .prepare("SELECT id, workspace FROM notes ORDER BY id")?;
+        let mut stmt = self.conn.prepare("SELECT id, workspace FROM notes ORDER BY id")?;
         let notes = stmt.query_map([], |r| Ok((r.get::<_, NoteId>(0)?, r.get::<_, String>(1)?)))?;
         for note in notes {
             let (id, workspace) = note?;
@@ -81,32 +67,22 @@ impl Store {
                 continue;
             };
             match fold(&events) {
-                Err(e) => report
-                    .differences
-                    .push((id, format!("the log does not replay: {e}"))),
+                Err(e) => report.differences.push((id, format!("the log does not replay: {e}"))),
                 Ok(state) => {
                     let replayed = StateColumns::from_state(&state);
-                    if replayed != cached_state
-                        || cached_workspace != workspace
-                        || cached_last != last_event
-                    {
-                        report.differences.push((
-                            id,
-                            format!("cache {cached_state:?} but the log replays to {replayed:?}"),
-                        ));
+                    if replayed != cached_state || cached_workspace != workspace || cached_last != last_event {
+                        report
+                            .differences
+                            .push((id, format!("cache {cached_state:?} but the log replays to {replayed:?}")));
                     }
                 }
             }
         }
         for id in logs.into_keys() {
-            report
-                .differences
-                .push((id, "events for a note that does not exist".into()));
+            report.differences.push((id, "events for a note that does not exist".into()));
         }
         for id in cached.into_keys() {
-            report
-                .differences
-                .push((id, "cached state for a note that does not exist".into()));
+            report.differences.push((id, "cached state for a note that does not exist".into()));
         }
         report.differences.sort_by_key(|(id, _)| *id);
         Ok(report)

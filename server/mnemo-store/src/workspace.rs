@@ -38,42 +38,23 @@ impl Workspace {
             if given.contains('/') || given.starts_with('.') || given.starts_with('~') {
                 return Err(WorkspaceError::MissingDirectory(given.to_string()));
             }
-            return Ok(Workspace {
-                id: given.to_string(),
-                root: None,
-            });
+            return Ok(Workspace { id: given.to_string(), root: None });
         }
-        let cwd = cwd
-            .canonicalize()
-            .map_err(|e| WorkspaceError::NoCurrentDirectory(e.to_string()))?;
-        let root = cwd
-            .ancestors()
-            .find(|dir| dir.join(".git").exists())
-            .unwrap_or(&cwd);
+        let cwd = cwd.canonicalize().map_err(|e| WorkspaceError::NoCurrentDirectory(e.to_string()))?;
+        let root = cwd.ancestors().find(|dir| dir.join(".git").exists()).unwrap_or(&cwd);
         Workspace::from_dir(root)
     }
 
     fn from_dir(dir: &Path) -> Result<Workspace, WorkspaceError> {
-        let canonical = dir
-            .canonicalize()
-            .map_err(|_| WorkspaceError::MissingDirectory(dir.display().to_string()))?;
-        let id = canonical
-            .to_str()
-            .ok_or_else(|| WorkspaceError::NotUtf8(canonical.display().to_string()))?
-            .to_string();
-        Ok(Workspace {
-            id,
-            root: Some(canonical),
-        })
+        let canonical = dir.canonicalize().map_err(|_| WorkspaceError::MissingDirectory(dir.display().to_string()))?;
+        let id =
+            canonical.to_str().ok_or_else(|| WorkspaceError::NotUtf8(canonical.display().to_string()))?.to_string();
+        Ok(Workspace { id, root: Some(canonical) })
     }
 
     /// The name shown to people: the root's last component, or the opaque name.
     pub fn display_name(&self) -> &str {
-        self.root
-            .as_deref()
-            .and_then(Path::file_name)
-            .and_then(|n| n.to_str())
-            .unwrap_or(&self.id)
+        self.root.as_deref().and_then(Path::file_name).and_then(|n| n.to_str()).unwrap_or(&self.id)
     }
 }
 
@@ -104,19 +85,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("proj")).unwrap();
         let ws = Workspace::resolve(Some("proj"), dir.path()).unwrap();
-        assert_eq!(
-            ws.root,
-            Some(dir.path().join("proj").canonicalize().unwrap())
-        );
+        assert_eq!(ws.root, Some(dir.path().join("proj").canonicalize().unwrap()));
         assert_eq!(ws.display_name(), "proj");
         let named = Workspace::resolve(Some("larder"), dir.path()).unwrap();
-        assert_eq!(
-            named,
-            Workspace {
-                id: "larder".into(),
-                root: None
-            }
-        );
+        assert_eq!(named, Workspace { id: "larder".into(), root: None });
         assert_eq!(named.display_name(), "larder");
         assert_eq!(
             Workspace::resolve(Some("./nope/x"), dir.path()),

@@ -26,6 +26,10 @@ impl<'s> Writer<'s> {
         Writer { tx, wrote: false }
     }
 
+    pub(crate) fn transaction(&self) -> &Transaction<'s> {
+        &self.tx
+    }
+
     /// Commit; returns the new epoch when anything was written.
     pub(crate) fn finish(self) -> Result<Option<i64>, StoreError> {
         let epoch = if self.wrote {
@@ -50,14 +54,25 @@ impl<'s> Writer<'s> {
         at: Timestamp,
     ) -> Result<NoteId, StoreError> {
         let note = note.validated(actor)?;
-        let id: NoteId = self.tx.prepare_cached(
-            "INSERT INTO notes (workspace, kind, priority, title, body, provenance, quote, created_at)
+        let id: NoteId = self
+            .tx
+            .prepare_cached(
+                "INSERT INTO notes (workspace, kind, priority, title, body, provenance, quote, created_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) RETURNING id",
-        )?
-        .query_row(
-            params![workspace, note.kind.as_str(), note.priority.as_str(), note.title, note.body, note.provenance.as_str(), note.quote, at.0],
-            |r| r.get(0),
-        )?;
+            )?
+            .query_row(
+                params![
+                    workspace,
+                    note.kind.as_str(),
+                    note.priority.as_str(),
+                    note.title,
+                    note.body,
+                    note.provenance.as_str(),
+                    note.quote,
+                    at.0
+                ],
+                |r| r.get(0),
+            )?;
         let mut insert_anchor = self.tx.prepare_cached(
             "INSERT INTO anchors (note_id, position, path, start_line, end_line, content_sha256) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         )?;
@@ -72,14 +87,7 @@ impl<'s> Writer<'s> {
             ])?;
         }
         drop(insert_anchor);
-        let event = EventData {
-            kind: EventKind::Created {
-                provenance: note.provenance,
-            },
-            actor,
-            at,
-            reason: None,
-        };
+        let event = EventData { kind: EventKind::Created { provenance: note.provenance }, actor, at, reason: None };
         let event_id = self.insert_event(id, &event)?;
         let state = created(note.provenance, at);
         let c = StateColumns::from_state(&state);
@@ -94,24 +102,13 @@ impl<'s> Writer<'s> {
     }
 
     /// Append one event to note `id` after checking it against the lifecycle.
-    pub fn append(
-        &mut self,
-        scope: &Scope,
-        id: NoteId,
-        mut event: EventData,
-    ) -> Result<NoteState, StoreError> {
-        event.reason = event
-            .reason
-            .map(|r| normalize_reason(&r))
-            .filter(|r| !r.is_empty());
+    pub fn append(&mut self, scope: &Scope, id: NoteId, mut event: EventData) -> Result<NoteState, StoreError> {
+        event.reason = event.reason.map(|r| normalize_reason(&r)).filter(|r| !r.is_empty());
         let (workspace, state) = self.state_of(scope, id)?;
         if let EventKind::Superseded { by } = event.kind {
             let (successor_workspace, _) = self.state_of(&Scope::All, by)?;
             if successor_workspace != workspace {
-                return Err(StoreError::OtherWorkspace {
-                    id: by,
-                    owner: successor_workspace,
-                });
+                return Err(StoreError::OtherWorkspace { id: by, owner: successor_workspace });
             }
         }
         let next = apply(&state, &event).map_err(|source| StoreError::Transition { id, source })?;
@@ -122,7 +119,16 @@ impl<'s> Writer<'s> {
                 "UPDATE note_state SET status = ?2, status_at = ?3, status_reason = ?4, superseded_by = ?5,
                  provenance = ?6, live_since = ?7, last_event_id = ?8 WHERE note_id = ?1",
             )?
-            .execute(params![id, c.status, c.status_at, c.status_reason, c.superseded_by, c.provenance, c.live_since, event_id])?;
+            .execute(params![
+                id,
+                c.status,
+                c.status_at,
+                c.status_reason,
+                c.superseded_by,
+                c.provenance,
+                c.live_since,
+                event_id
+            ])?;
         self.wrote = true;
         Ok(next)
     }
@@ -139,14 +145,8 @@ impl<'s> Writer<'s> {
         reason: Option<String>,
     ) -> Result<NoteId, StoreError> {
         let (workspace, state) = self.state_of(scope, old)?;
-        let superseded = |by| EventData {
-            kind: EventKind::Superseded { by },
-            actor,
-            at,
-            reason: reason.clone(),
-        };
-        apply(&state, &superseded(old))
-            .map_err(|source| StoreError::Transition { id: old, source })?;
+        let superseded = |by| EventData { kind: EventKind::Superseded { by }, actor, at, reason: reason.clone() };
+        apply(&state, &superseded(old)).map_err(|source| StoreError::Transition { id: old, source })?;
         let new_id = self.create(&workspace, replacement, actor, at)?;
         self.append(scope, old, superseded(new_id))?;
         Ok(new_id)
@@ -158,25 +158,19 @@ impl<'s> Writer<'s> {
         self.state_of(scope, id)?;
         let predecessors: Vec<NoteId> = self
             .tx
-            .prepare(
-                "SELECT DISTINCT note_id FROM events WHERE superseded_by = ?1 ORDER BY note_id",
-            )?
+            .prepare("SELECT DISTINCT note_id FROM events WHERE superseded_by = ?1 ORDER BY note_id")?
             .query_map([id], |r| r.get(0))?
             .collect::<Result<_, _>>()?;
         if !predecessors.is_empty() {
             return Err(StoreError::ForgetBlocked { id, predecessors });
         }
-        self.tx
-            .execute("INSERT INTO forget_permit (note_id) VALUES (?1)", [id])?;
-        self.tx
-            .execute("DELETE FROM note_state WHERE note_id = ?1", [id])?;
-        self.tx
-            .execute("DELETE FROM anchors WHERE note_id = ?1", [id])?;
-        self.tx
-            .execute("DELETE FROM events WHERE note_id = ?1", [id])?;
+        self.delete_vector(id)?;
+        self.tx.execute("INSERT INTO forget_permit (note_id) VALUES (?1)", [id])?;
+        self.tx.execute("DELETE FROM note_state WHERE note_id = ?1", [id])?;
+        self.tx.execute("DELETE FROM anchors WHERE note_id = ?1", [id])?;
+        self.tx.execute("DELETE FROM events WHERE note_id = ?1", [id])?;
         self.tx.execute("DELETE FROM notes WHERE id = ?1", [id])?;
-        self.tx
-            .execute("DELETE FROM forget_permit WHERE note_id = ?1", [id])?;
+        self.tx.execute("DELETE FROM forget_permit WHERE note_id = ?1", [id])?;
         self.wrote = true;
         Ok(())
     }
@@ -227,18 +221,7 @@ impl<'s> Writer<'s> {
                 "INSERT INTO events (note_id, kind, actor, at, reason, superseded_by, provenance)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id",
             )?
-            .query_row(
-                params![
-                    id,
-                    c.kind,
-                    c.actor,
-                    c.at,
-                    c.reason,
-                    c.superseded_by,
-                    c.provenance
-                ],
-                |r| r.get(0),
-            )?)
+            .query_row(params![id, c.kind, c.actor, c.at, c.reason, c.superseded_by, c.provenance], |r| r.get(0))?)
     }
 
     /// The workspace and cached state of note `id`, checked against `scope`.
@@ -252,10 +235,7 @@ impl<'s> Writer<'s> {
             .query_row([id], |r| Ok((r.get::<_, String>(0)?, StateColumns::from_row(r, 1)?)))
             .optional()?;
         let Some((workspace, columns)) = row else {
-            return Err(StoreError::NoSuchNote {
-                id,
-                workspace: scope.describe(),
-            });
+            return Err(StoreError::NoSuchNote { id, workspace: scope.describe() });
         };
         scope.check(id, &workspace)?;
         Ok((workspace, columns.into_state()?))

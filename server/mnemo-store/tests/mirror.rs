@@ -8,9 +8,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use expect_test::expect_file;
-use mnemo_core::{
-    Actor, Anchor, EventData, EventKind, Kind, NewNote, Priority, Provenance, Timestamp,
-};
+use mnemo_core::{Actor, Anchor, EventData, EventKind, Kind, NewNote, Priority, Provenance, Timestamp};
 use mnemo_store::document::{DocumentKind, render_workspace};
 use mnemo_store::mirror::sync::{MirrorEvent, MirrorSync};
 use mnemo_store::mirror::{MirrorError, MirrorTarget, export, is_behind};
@@ -34,12 +32,7 @@ fn fixture() -> Fixture {
     let store_path = dir.path().join("data/memory.db");
     let store = Store::open(&store_path).unwrap();
     let workspace = Workspace::resolve(Some(root.to_str().unwrap()), &root).unwrap();
-    Fixture {
-        _dir: dir,
-        store_path,
-        store,
-        workspace,
-    }
+    Fixture { _dir: dir, store_path, store, workspace }
 }
 
 fn note(kind: Kind, priority: Priority, title: &str, body: &str) -> NewNote {
@@ -55,12 +48,7 @@ fn note(kind: Kind, priority: Priority, title: &str, body: &str) -> NewNote {
 }
 
 fn event(kind: EventKind, day: i64, reason: Option<&str>) -> EventData {
-    EventData {
-        kind,
-        actor: Actor::Human,
-        at: Timestamp(AUG_1 + day * DAY + 3600),
-        reason: reason.map(str::to_string),
-    }
+    EventData { kind, actor: Actor::Human, at: Timestamp(AUG_1 + day * DAY + 3600), reason: reason.map(str::to_string) }
 }
 
 /// A small store with every kind and every state, written through the one write path.
@@ -83,21 +71,12 @@ fn populate(f: &mut Fixture) {
             )?;
             let task = w.create(
                 &ws,
-                note(
-                    Kind::Task,
-                    Priority::Low,
-                    "Port the segment cache to the new index",
-                    "Step 2 of 3 done.",
-                ),
+                note(Kind::Task, Priority::Low, "Port the segment cache to the new index", "Step 2 of 3 done."),
                 Actor::Agent,
                 at(1),
             )?;
-            let mut lock = note(
-                Kind::Gotcha,
-                Priority::Medium,
-                "Workspace lock must be released before daemon restart.",
-                "",
-            );
+            let mut lock =
+                note(Kind::Gotcha, Priority::Medium, "Workspace lock must be released before daemon restart.", "");
             lock.anchors = vec![Anchor {
                 path: "server/src/lock.rs".into(),
                 start_line: 10,
@@ -118,23 +97,13 @@ fn populate(f: &mut Fixture) {
             )?;
             w.create(
                 &ws,
-                note(
-                    Kind::Reference,
-                    Priority::Low,
-                    "Hyper 1.x upgrade guide · see [#12] and `docs/hyper.md`",
-                    "",
-                ),
+                note(Kind::Reference, Priority::Low, "Hyper 1.x upgrade guide · see [#12] and `docs/hyper.md`", ""),
                 Actor::Agent,
                 at(3),
             )?;
             let decision = w.create(
                 &ws,
-                note(
-                    Kind::Decision,
-                    Priority::High,
-                    "Use rustls, not openssl",
-                    "Static builds.",
-                ),
+                note(Kind::Decision, Priority::High, "Use rustls, not openssl", "Static builds."),
                 Actor::Agent,
                 at(4),
             )?;
@@ -149,55 +118,26 @@ fn populate(f: &mut Fixture) {
                 Actor::Agent,
                 at(5),
             )?;
-            w.append(
-                &scope,
-                lock,
-                event(EventKind::Revoked, 8, Some("wrong lock order")),
-            )?;
-            w.append(
-                &scope,
-                task,
-                event(EventKind::Expired, 31, Some("task notes expire")),
-            )?;
-            w.append(
-                &scope,
-                finding,
-                event(EventKind::StaleFlagged, 9, Some("cache.rs changed")),
-            )?;
+            w.append(&scope, lock, event(EventKind::Revoked, 8, Some("wrong lock order")))?;
+            w.append(&scope, task, event(EventKind::Expired, 31, Some("task notes expire")))?;
+            w.append(&scope, finding, event(EventKind::StaleFlagged, 9, Some("cache.rs changed")))?;
             // Supersession moves the decision to another section with a higher id.
             w.supersede(
                 &scope,
                 decision,
-                note(
-                    Kind::Directive,
-                    Priority::High,
-                    "Build with rustls only",
-                    "Static builds; openssl is banned.",
-                ),
+                note(Kind::Directive, Priority::High, "Build with rustls only", "Static builds; openssl is banned."),
                 Actor::Human,
                 Timestamp(AUG_1 + 10 * DAY),
                 None,
             )?;
-            w.append(
-                &scope,
-                ops,
-                event(
-                    EventKind::Promoted {
-                        to: Provenance::Human,
-                    },
-                    6,
-                    None,
-                ),
-            )?;
+            w.append(&scope, ops, event(EventKind::Promoted { to: Provenance::Human }, 6, None))?;
             Ok(())
         })
         .unwrap();
 }
 
 fn mirror_text(f: &Fixture) -> String {
-    render_workspace(&f.store, &f.workspace, DocumentKind::Mirror)
-        .unwrap()
-        .text
+    render_workspace(&f.store, &f.workspace, DocumentKind::Mirror).unwrap().text
 }
 
 #[test]
@@ -213,13 +153,7 @@ fn golden_checkout_carries_workspace_and_epoch() {
     populate(&mut f);
     let checkout = render_workspace(&f.store, &f.workspace, DocumentKind::Checkout).unwrap();
     let header = checkout.text.lines().next().unwrap();
-    assert_eq!(
-        header,
-        format!(
-            "<!-- mnemo checkout · workspace {} · epoch 1 -->",
-            f.workspace.id
-        )
-    );
+    assert_eq!(header, format!("<!-- mnemo checkout · workspace {} · epoch 1 -->", f.workspace.id));
     assert_eq!(
         checkout.text.split_once('\n').unwrap().1,
         mirror_text(&f).split_once('\n').unwrap().1,
@@ -233,10 +167,7 @@ fn rendering_is_byte_stable_across_vacuum_and_reopen() {
     populate(&mut f);
     let before = mirror_text(&f);
     f.store = Store::open(&f.store_path).unwrap();
-    rusqlite::Connection::open(&f.store_path)
-        .unwrap()
-        .execute_batch("VACUUM; REINDEX; ANALYZE;")
-        .unwrap();
+    rusqlite::Connection::open(&f.store_path).unwrap().execute_batch("VACUUM; REINDEX; ANALYZE;").unwrap();
     assert_eq!(mirror_text(&f), before);
     f.store = Store::open(&f.store_path).unwrap();
     assert_eq!(mirror_text(&f), before);
@@ -249,15 +180,7 @@ fn an_empty_workspace_renders_seven_empty_sections() {
     let headings: Vec<&str> = text.lines().filter(|l| l.starts_with("## ")).collect();
     assert_eq!(
         headings,
-        [
-            "## Directives",
-            "## Tasks",
-            "## Gotchas",
-            "## Findings",
-            "## References",
-            "## Decisions",
-            "## Operational"
-        ]
+        ["## Directives", "## Tasks", "## Gotchas", "## Findings", "## References", "## Decisions", "## Operational"]
     );
     assert!(text.ends_with("## Operational\n"));
 }
@@ -269,14 +192,7 @@ fn export_writes_atomically_read_only_and_records_the_epoch() {
     assert!(is_behind(&f.store, &target).unwrap(), "never rendered");
     let first = export(&f.store, &target).unwrap();
     assert!(first.written);
-    assert_eq!(
-        std::fs::metadata(&target.path)
-            .unwrap()
-            .permissions()
-            .mode()
-            & 0o777,
-        0o444
-    );
+    assert_eq!(std::fs::metadata(&target.path).unwrap().permissions().mode() & 0o777, 0o444);
     assert!(!is_behind(&f.store, &target).unwrap());
     let again = export(&f.store, &target).unwrap();
     assert!(!again.written, "unchanged bytes are not rewritten");
@@ -285,10 +201,7 @@ fn export_writes_atomically_read_only_and_records_the_epoch() {
     let second = export(&f.store, &target).unwrap();
     assert!(second.written);
     assert_eq!(second.epoch, 1);
-    assert_eq!(
-        std::fs::read_to_string(&target.path).unwrap(),
-        mirror_text(&f)
-    );
+    assert_eq!(std::fs::read_to_string(&target.path).unwrap(), mirror_text(&f));
     let leftovers: Vec<_> = std::fs::read_dir(target.path.parent().unwrap())
         .unwrap()
         .filter_map(|e| {
@@ -306,50 +219,25 @@ fn mirror_paths_must_stay_inside_the_workspace() {
     let outside = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(outside.path(), root.join("escape")).unwrap();
     std::os::unix::fs::symlink(outside.path().join("M.md"), root.join("link.md")).unwrap();
-    let resolve =
-        |p: &str| MirrorTarget::resolve(&f.workspace, std::path::Path::new(p)).unwrap_err();
-    assert!(matches!(
-        resolve("../MEMORY.md"),
-        MirrorError::OutsideWorkspace { .. }
-    ));
-    assert!(matches!(
-        resolve("/tmp/MEMORY.md"),
-        MirrorError::OutsideWorkspace { .. }
-    ));
-    assert!(matches!(
-        resolve("escape/MEMORY.md"),
-        MirrorError::OutsideWorkspace { .. }
-    ));
-    assert!(matches!(
-        resolve("nodir/MEMORY.md"),
-        MirrorError::MissingDirectory { .. }
-    ));
+    let resolve = |p: &str| MirrorTarget::resolve(&f.workspace, std::path::Path::new(p)).unwrap_err();
+    assert!(matches!(resolve("../MEMORY.md"), MirrorError::OutsideWorkspace { .. }));
+    assert!(matches!(resolve("/tmp/MEMORY.md"), MirrorError::OutsideWorkspace { .. }));
+    assert!(matches!(resolve("escape/MEMORY.md"), MirrorError::OutsideWorkspace { .. }));
+    assert!(matches!(resolve("nodir/MEMORY.md"), MirrorError::MissingDirectory { .. }));
     assert!(resolve("link.md").to_string().contains("symbolic link"));
     assert!(resolve("server").to_string().contains("is a directory"));
-    let opaque = Workspace {
-        id: "larder".into(),
-        root: None,
-    };
+    let opaque = Workspace { id: "larder".into(), root: None };
     assert!(matches!(
         MirrorTarget::resolve(&opaque, std::path::Path::new("MEMORY.md")),
         Err(MirrorError::NoWorkspaceDirectory(_))
     ));
-    assert_eq!(
-        MirrorTarget::resolve(&f.workspace, &root.join("server/M.md"))
-            .unwrap()
-            .relative,
-        "server/M.md"
-    );
+    assert_eq!(MirrorTarget::resolve(&f.workspace, &root.join("server/M.md")).unwrap().relative, "server/M.md");
 }
 
-fn wait_for(
-    events: &mpsc::Receiver<MirrorEvent>,
-    want: impl Fn(&MirrorEvent) -> bool,
-) -> MirrorEvent {
+fn wait_for(events: &mpsc::Receiver<MirrorEvent>, want: impl Fn(&MirrorEvent) -> bool) -> MirrorEvent {
     loop {
-        let event = events
-            .recv_timeout(Duration::from_secs(10))
-            .expect("the mirror worker reported nothing within 10 s");
+        let event =
+            events.recv_timeout(Duration::from_secs(10)).expect("the mirror worker reported nothing within 10 s");
         if want(&event) {
             return event;
         }
@@ -361,18 +249,11 @@ fn a_burst_of_writes_in_this_process_renders_once_with_the_final_epoch() {
     let mut f = fixture();
     let target = MirrorTarget::resolve(&f.workspace, std::path::Path::new("MEMORY.md")).unwrap();
     let (sender, events) = mpsc::channel();
-    let sync = MirrorSync::start(
-        &f.store_path,
-        target.clone(),
-        Duration::from_millis(300),
-        move |e| sender.send(e).unwrap(),
-    );
+    let sync =
+        MirrorSync::start(&f.store_path, target.clone(), Duration::from_millis(300), move |e| sender.send(e).unwrap());
     assert_eq!(
         wait_for(&events, |_| true),
-        MirrorEvent::Rendered {
-            epoch: 0,
-            written: true
-        },
+        MirrorEvent::Rendered { epoch: 0, written: true },
         "renders at start when behind"
     );
     f.store.on_commit(sync.commit_listener());
@@ -391,17 +272,10 @@ fn a_burst_of_writes_in_this_process_renders_once_with_the_final_epoch() {
     }
     assert_eq!(
         wait_for(&events, |_| true),
-        MirrorEvent::Rendered {
-            epoch: 5,
-            written: true
-        },
+        MirrorEvent::Rendered { epoch: 5, written: true },
         "one render, after the burst"
     );
-    assert!(
-        std::fs::read_to_string(&target.path)
-            .unwrap()
-            .contains("finding 4")
-    );
+    assert!(std::fs::read_to_string(&target.path).unwrap().contains("finding 4"));
     drop(sync);
     assert!(events.try_recv().is_err(), "nothing pending at shutdown");
 }
@@ -411,36 +285,18 @@ fn another_processs_write_is_noticed_through_the_store_file() {
     let f = fixture();
     let target = MirrorTarget::resolve(&f.workspace, std::path::Path::new("MEMORY.md")).unwrap();
     let (sender, events) = mpsc::channel();
-    let _sync = MirrorSync::start(
-        &f.store_path,
-        target.clone(),
-        Duration::from_millis(100),
-        move |e| sender.send(e).unwrap(),
-    );
+    let _sync =
+        MirrorSync::start(&f.store_path, target.clone(), Duration::from_millis(100), move |e| sender.send(e).unwrap());
     wait_for(&events, |_| true);
     let mut other = Store::open(&f.store_path).unwrap();
     let ws = f.workspace.id.clone();
     other
         .write(|w| {
-            w.create(
-                &ws,
-                note(Kind::Gotcha, Priority::High, "written elsewhere", ""),
-                Actor::Agent,
-                Timestamp(AUG_1),
-            )
+            w.create(&ws, note(Kind::Gotcha, Priority::High, "written elsewhere", ""), Actor::Agent, Timestamp(AUG_1))
         })
         .unwrap();
-    wait_for(&events, |e| {
-        *e == MirrorEvent::Rendered {
-            epoch: 1,
-            written: true,
-        }
-    });
-    assert!(
-        std::fs::read_to_string(&target.path)
-            .unwrap()
-            .contains("written elsewhere")
-    );
+    wait_for(&events, |e| *e == MirrorEvent::Rendered { epoch: 1, written: true });
+    assert!(std::fs::read_to_string(&target.path).unwrap().contains("written elsewhere"));
 }
 
 #[test]
@@ -448,38 +304,18 @@ fn a_failed_render_is_reported_and_retried_on_the_next_write() {
     let mut f = fixture();
     let root = f.workspace.root.clone().unwrap();
     std::fs::create_dir(root.join("docs")).unwrap();
-    let target =
-        MirrorTarget::resolve(&f.workspace, std::path::Path::new("docs/MEMORY.md")).unwrap();
+    let target = MirrorTarget::resolve(&f.workspace, std::path::Path::new("docs/MEMORY.md")).unwrap();
     std::fs::remove_dir(root.join("docs")).unwrap();
     let (sender, events) = mpsc::channel();
-    let sync = MirrorSync::start(
-        &f.store_path,
-        target.clone(),
-        Duration::from_millis(50),
-        move |e| sender.send(e).unwrap(),
-    );
+    let sync =
+        MirrorSync::start(&f.store_path, target.clone(), Duration::from_millis(50), move |e| sender.send(e).unwrap());
     f.store.on_commit(sync.commit_listener());
-    assert!(
-        matches!(wait_for(&events, |_| true), MirrorEvent::Failed(message) if message.contains("docs/MEMORY.md"))
-    );
+    assert!(matches!(wait_for(&events, |_| true), MirrorEvent::Failed(message) if message.contains("docs/MEMORY.md")));
     std::fs::create_dir(root.join("docs")).unwrap();
     let ws = f.workspace.id.clone();
     f.store
-        .write(|w| {
-            w.create(
-                &ws,
-                note(Kind::Task, Priority::Low, "retry me", ""),
-                Actor::Agent,
-                Timestamp(AUG_1),
-            )
-        })
+        .write(|w| w.create(&ws, note(Kind::Task, Priority::Low, "retry me", ""), Actor::Agent, Timestamp(AUG_1)))
         .unwrap();
-    wait_for(&events, |e| {
-        matches!(e, MirrorEvent::Rendered { epoch: 1, .. })
-    });
-    assert!(
-        std::fs::read_to_string(&target.path)
-            .unwrap()
-            .contains("retry me")
-    );
+    wait_for(&events, |e| matches!(e, MirrorEvent::Rendered { epoch: 1, .. }));
+    assert!(std::fs::read_to_string(&target.path).unwrap().contains("retry me"));
 }

@@ -3,9 +3,7 @@
 //! the importer.
 
 use mnemo_core::expiry::ExpiryPolicy;
-use mnemo_core::{
-    Actor, EventData, EventKind, Kind, NewNote, Priority, Provenance, Status, Timestamp,
-};
+use mnemo_core::{Actor, EventData, EventKind, Kind, NewNote, Priority, Provenance, Status, Timestamp};
 use mnemo_store::import_jsonl::import;
 use mnemo_store::{Scope, Store, StoreError};
 
@@ -21,11 +19,7 @@ fn fixture() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("nested/memory.db");
     let store = Store::open(&path).unwrap();
-    Fixture {
-        _dir: dir,
-        path,
-        store,
-    }
+    Fixture { _dir: dir, path, store }
 }
 
 fn note(kind: Kind, title: &str) -> NewNote {
@@ -45,12 +39,7 @@ fn ws(name: &str) -> Scope {
 }
 
 fn revoke(reason: &str) -> EventData {
-    EventData {
-        kind: EventKind::Revoked,
-        actor: Actor::Agent,
-        at: Timestamp(50),
-        reason: Some(reason.into()),
-    }
+    EventData { kind: EventKind::Revoked, actor: Actor::Agent, at: Timestamp(50), reason: Some(reason.into()) }
 }
 
 fn raw(path: &std::path::Path) -> rusqlite::Connection {
@@ -73,11 +62,7 @@ fn writes_bump_the_epoch_once_per_transaction_and_ids_ascend() {
     assert!(b > a);
     assert_eq!(f.store.epoch().unwrap(), 1);
     f.store.write(|_| Ok(())).unwrap();
-    assert_eq!(
-        f.store.epoch().unwrap(),
-        1,
-        "an empty write does not bump the epoch"
-    );
+    assert_eq!(f.store.epoch().unwrap(), 1, "an empty write does not bump the epoch");
 }
 
 #[test]
@@ -85,39 +70,26 @@ fn commit_listeners_see_the_new_epoch() {
     let mut f = fixture();
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let sink = seen.clone();
-    f.store
-        .on_commit(move |epoch| sink.lock().unwrap().push(epoch));
-    f.store
-        .write(|w| w.create("/w", note(Kind::Gotcha, "a"), Actor::Agent, Timestamp(1)))
-        .unwrap();
+    f.store.on_commit(move |epoch| sink.lock().unwrap().push(epoch));
+    f.store.write(|w| w.create("/w", note(Kind::Gotcha, "a"), Actor::Agent, Timestamp(1))).unwrap();
     let _ = f.store.write(|w| w.append(&ws("/w"), 999, revoke("x")));
-    f.store
-        .write(|w| w.create("/w", note(Kind::Gotcha, "b"), Actor::Agent, Timestamp(1)))
-        .unwrap();
-    assert_eq!(
-        *seen.lock().unwrap(),
-        vec![1, 2],
-        "failed writes notify nobody"
-    );
+    f.store.write(|w| w.create("/w", note(Kind::Gotcha, "b"), Actor::Agent, Timestamp(1))).unwrap();
+    assert_eq!(*seen.lock().unwrap(), vec![1, 2], "failed writes notify nobody");
 }
 
 #[test]
 fn raw_update_of_events_notes_and_anchors_fails() {
     let mut f = fixture();
-    f.store
-        .write(|w| w.create("/w", note(Kind::Gotcha, "a"), Actor::Agent, Timestamp(1)))
-        .unwrap();
+    f.store.write(|w| w.create("/w", note(Kind::Gotcha, "a"), Actor::Agent, Timestamp(1))).unwrap();
     let conn = raw(&f.path);
-    for sql in [
-        "UPDATE events SET reason = 'x'",
-        "UPDATE notes SET title = 'x'",
-        "DELETE FROM events",
-        "DELETE FROM notes",
-    ] {
+    for sql in
+        ["UPDATE events SET reason = 'x'", "UPDATE notes SET title = 'x'", "DELETE FROM events", "DELETE FROM notes"]
+    {
         let err = conn.execute(sql, []).unwrap_err().to_string();
         assert!(err.contains("mnemo:"), "{sql}: {err}");
     }
-    conn.execute("INSERT INTO anchors (note_id, position, path, start_line, end_line) VALUES (1, 0, 'a', 1, 1)", []).unwrap();
+    conn.execute("INSERT INTO anchors (note_id, position, path, start_line, end_line) VALUES (1, 0, 'a', 1, 1)", [])
+        .unwrap();
     assert!(conn.execute("UPDATE anchors SET path = 'b'", []).is_err());
     assert!(conn.execute("DELETE FROM anchors", []).is_err());
 }
@@ -128,67 +100,35 @@ fn forget_removes_exactly_one_note_with_its_events() {
     let ids: Vec<i64> = (0..3)
         .map(|i| {
             f.store
-                .write(|w| {
-                    w.create(
-                        "/w",
-                        note(Kind::Finding, &format!("n{i}")),
-                        Actor::Agent,
-                        Timestamp(1),
-                    )
-                })
+                .write(|w| w.create("/w", note(Kind::Finding, &format!("n{i}")), Actor::Agent, Timestamp(1)))
                 .unwrap()
         })
         .collect();
-    f.store
-        .write(|w| w.append(&ws("/w"), ids[1], revoke("wrong")))
-        .unwrap();
+    f.store.write(|w| w.append(&ws("/w"), ids[1], revoke("wrong"))).unwrap();
     f.store.write(|w| w.forget(&ws("/w"), ids[1])).unwrap();
     let conn = raw(&f.path);
     let count = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap();
     assert_eq!(count("SELECT count(*) FROM notes"), 2);
     assert_eq!(count("SELECT count(*) FROM events"), 2);
-    assert_eq!(
-        count(&format!(
-            "SELECT count(*) FROM events WHERE note_id = {}",
-            ids[1]
-        )),
-        0
-    );
+    assert_eq!(count(&format!("SELECT count(*) FROM events WHERE note_id = {}", ids[1])), 0);
     assert_eq!(count("SELECT count(*) FROM forget_permit"), 0);
     assert!(f.store.verify().unwrap().is_clean());
-    let next = f
-        .store
-        .write(|w| w.create("/w", note(Kind::Finding, "n3"), Actor::Agent, Timestamp(1)))
-        .unwrap();
+    let next = f.store.write(|w| w.create("/w", note(Kind::Finding, "n3"), Actor::Agent, Timestamp(1))).unwrap();
     assert!(next > ids[2], "ids are never reused");
 }
 
 #[test]
 fn forgetting_a_successor_is_refused() {
     let mut f = fixture();
-    let old = f
-        .store
-        .write(|w| w.create("/w", note(Kind::Finding, "old"), Actor::Agent, Timestamp(1)))
-        .unwrap();
+    let old = f.store.write(|w| w.create("/w", note(Kind::Finding, "old"), Actor::Agent, Timestamp(1))).unwrap();
     let new = f
         .store
-        .write(|w| {
-            w.supersede(
-                &ws("/w"),
-                old,
-                note(Kind::Finding, "new"),
-                Actor::Agent,
-                Timestamp(2),
-                None,
-            )
-        })
+        .write(|w| w.supersede(&ws("/w"), old, note(Kind::Finding, "new"), Actor::Agent, Timestamp(2), None))
         .unwrap();
     let err = f.store.write(|w| w.forget(&ws("/w"), new)).unwrap_err();
     assert_eq!(
         err.to_string(),
-        format!(
-            "cannot forget #{new}: the history of #{old} points at it as the successor; forget those first"
-        )
+        format!("cannot forget #{new}: the history of #{old} points at it as the successor; forget those first")
     );
     f.store.write(|w| w.forget(&ws("/w"), old)).unwrap();
     f.store.write(|w| w.forget(&ws("/w"), new)).unwrap();
@@ -197,32 +137,14 @@ fn forgetting_a_successor_is_refused() {
 #[test]
 fn verify_replays_the_log_and_names_notes_whose_cache_differs() {
     let mut f = fixture();
-    let a = f
-        .store
-        .write(|w| w.create("/w", note(Kind::Gotcha, "a"), Actor::Agent, Timestamp(1)))
-        .unwrap();
-    let b = f
-        .store
-        .write(|w| w.create("/w", note(Kind::Gotcha, "b"), Actor::Agent, Timestamp(1)))
-        .unwrap();
-    f.store
-        .write(|w| w.append(&ws("/w"), a, revoke("wrong")))
-        .unwrap();
+    let a = f.store.write(|w| w.create("/w", note(Kind::Gotcha, "a"), Actor::Agent, Timestamp(1))).unwrap();
+    let b = f.store.write(|w| w.create("/w", note(Kind::Gotcha, "b"), Actor::Agent, Timestamp(1))).unwrap();
+    f.store.write(|w| w.append(&ws("/w"), a, revoke("wrong"))).unwrap();
     let report = f.store.verify().unwrap();
     assert!(report.is_clean(), "{report:?}");
     assert_eq!((report.notes_checked, report.events_replayed), (2, 3));
-    raw(&f.path)
-        .execute(
-            "UPDATE note_state SET status = 'active' WHERE note_id = ?1",
-            [a],
-        )
-        .unwrap();
-    raw(&f.path)
-        .execute(
-            "UPDATE note_state SET provenance = 'human' WHERE note_id = ?1",
-            [b],
-        )
-        .unwrap();
+    raw(&f.path).execute("UPDATE note_state SET status = 'active' WHERE note_id = ?1", [a]).unwrap();
+    raw(&f.path).execute("UPDATE note_state SET provenance = 'human' WHERE note_id = ?1", [b]).unwrap();
     let report = f.store.verify().unwrap();
     let ids: Vec<i64> = report.differences.iter().map(|(id, _)| *id).collect();
     assert_eq!(ids, vec![a, b]);
@@ -231,21 +153,10 @@ fn verify_replays_the_log_and_names_notes_whose_cache_differs() {
 #[test]
 fn illegal_transitions_change_nothing() {
     let mut f = fixture();
-    let a = f
-        .store
-        .write(|w| w.create("/w", note(Kind::Gotcha, "a"), Actor::Agent, Timestamp(1)))
-        .unwrap();
+    let a = f.store.write(|w| w.create("/w", note(Kind::Gotcha, "a"), Actor::Agent, Timestamp(1))).unwrap();
     let epoch = f.store.epoch().unwrap();
-    let reinstate = EventData {
-        kind: EventKind::Reinstated,
-        actor: Actor::Agent,
-        at: Timestamp(2),
-        reason: None,
-    };
-    let err = f
-        .store
-        .write(|w| w.append(&ws("/w"), a, reinstate))
-        .unwrap_err();
+    let reinstate = EventData { kind: EventKind::Reinstated, actor: Actor::Agent, at: Timestamp(2), reason: None };
+    let err = f.store.write(|w| w.append(&ws("/w"), a, reinstate)).unwrap_err();
     assert!(err.is_rule_violation());
     assert_eq!(
         err.to_string(),
@@ -253,33 +164,14 @@ fn illegal_transitions_change_nothing() {
             "note #{a}: cannot reinstate a note that is active; only a revoked, expired or stale note can be reinstated"
         )
     );
-    f.store
-        .write(|w| w.append(&ws("/w"), a, revoke("wrong")))
-        .unwrap();
+    f.store.write(|w| w.append(&ws("/w"), a, revoke("wrong"))).unwrap();
     let before = f.store.notes(&Scope::All).unwrap().len();
     let err = f
         .store
-        .write(|w| {
-            w.supersede(
-                &ws("/w"),
-                a,
-                note(Kind::Gotcha, "new"),
-                Actor::Agent,
-                Timestamp(3),
-                None,
-            )
-        })
+        .write(|w| w.supersede(&ws("/w"), a, note(Kind::Gotcha, "new"), Actor::Agent, Timestamp(3), None))
         .unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("cannot supersede a note that is revoked"),
-        "{err}"
-    );
-    assert_eq!(
-        f.store.notes(&Scope::All).unwrap().len(),
-        before,
-        "no orphan successor"
-    );
+    assert!(err.to_string().contains("cannot supersede a note that is revoked"), "{err}");
+    assert_eq!(f.store.notes(&Scope::All).unwrap().len(), before, "no orphan successor");
     assert_eq!(f.store.epoch().unwrap(), epoch + 1);
 }
 
@@ -287,12 +179,7 @@ fn illegal_transitions_change_nothing() {
 fn a_failed_step_rolls_back_the_whole_transaction() {
     let mut f = fixture();
     let err = f.store.write(|w| {
-        w.create(
-            "/w",
-            note(Kind::Gotcha, "kept?"),
-            Actor::Agent,
-            Timestamp(1),
-        )?;
+        w.create("/w", note(Kind::Gotcha, "kept?"), Actor::Agent, Timestamp(1))?;
         w.create("/w", note(Kind::Gotcha, "  "), Actor::Agent, Timestamp(1))
     });
     assert!(matches!(err, Err(StoreError::Rule(_))));
@@ -303,102 +190,38 @@ fn a_failed_step_rolls_back_the_whole_transaction() {
 #[test]
 fn reads_and_writes_are_scoped_to_a_workspace() {
     let mut f = fixture();
-    let mine = f
-        .store
-        .write(|w| {
-            w.create(
-                "/mine",
-                note(Kind::Gotcha, "mine"),
-                Actor::Agent,
-                Timestamp(1),
-            )
-        })
-        .unwrap();
-    let theirs = f
-        .store
-        .write(|w| {
-            w.create(
-                "/theirs",
-                note(Kind::Gotcha, "theirs"),
-                Actor::Agent,
-                Timestamp(1),
-            )
-        })
-        .unwrap();
-    let titles = |scope: &Scope| {
-        f.store
-            .notes(scope)
-            .unwrap()
-            .into_iter()
-            .map(|v| v.note.content.title)
-            .collect::<Vec<_>>()
-    };
+    let mine = f.store.write(|w| w.create("/mine", note(Kind::Gotcha, "mine"), Actor::Agent, Timestamp(1))).unwrap();
+    let theirs =
+        f.store.write(|w| w.create("/theirs", note(Kind::Gotcha, "theirs"), Actor::Agent, Timestamp(1))).unwrap();
+    let titles =
+        |scope: &Scope| f.store.notes(scope).unwrap().into_iter().map(|v| v.note.content.title).collect::<Vec<_>>();
     assert_eq!(titles(&ws("/mine")), vec!["mine"]);
     assert_eq!(titles(&Scope::All), vec!["mine", "theirs"]);
+    assert!(matches!(f.store.note(&ws("/mine"), theirs), Err(StoreError::OtherWorkspace { .. })));
+    assert!(matches!(f.store.history(&ws("/mine"), theirs), Err(StoreError::OtherWorkspace { .. })));
     assert!(matches!(
-        f.store.note(&ws("/mine"), theirs),
+        f.store.write(|w| w.append(&ws("/mine"), theirs, revoke("x"))),
         Err(StoreError::OtherWorkspace { .. })
     ));
-    assert!(matches!(
-        f.store.history(&ws("/mine"), theirs),
-        Err(StoreError::OtherWorkspace { .. })
-    ));
-    assert!(matches!(
-        f.store
-            .write(|w| w.append(&ws("/mine"), theirs, revoke("x"))),
-        Err(StoreError::OtherWorkspace { .. })
-    ));
-    assert!(matches!(
-        f.store.note(&ws("/mine"), 4242),
-        Err(StoreError::NoSuchNote { .. })
-    ));
-    assert_eq!(
-        f.store.note(&ws("/mine"), mine).unwrap().note.content.title,
-        "mine"
-    );
+    assert!(matches!(f.store.note(&ws("/mine"), 4242), Err(StoreError::NoSuchNote { .. })));
+    assert_eq!(f.store.note(&ws("/mine"), mine).unwrap().note.content.title, "mine");
     assert_eq!(f.store.stats(&ws("/mine")).unwrap().notes, 1);
 }
 
 #[test]
 fn due_notes_expire_with_a_system_event() {
     let mut f = fixture();
-    let task = f
-        .store
-        .write(|w| w.create("/w", note(Kind::Task, "t"), Actor::Agent, Timestamp(0)))
-        .unwrap();
-    let directive = f
-        .store
-        .write(|w| w.create("/w", note(Kind::Directive, "d"), Actor::Agent, Timestamp(0)))
-        .unwrap();
-    let other = f
-        .store
-        .write(|w| w.create("/other", note(Kind::Task, "o"), Actor::Agent, Timestamp(0)))
-        .unwrap();
+    let task = f.store.write(|w| w.create("/w", note(Kind::Task, "t"), Actor::Agent, Timestamp(0))).unwrap();
+    let directive = f.store.write(|w| w.create("/w", note(Kind::Directive, "d"), Actor::Agent, Timestamp(0))).unwrap();
+    let other = f.store.write(|w| w.create("/other", note(Kind::Task, "o"), Actor::Agent, Timestamp(0))).unwrap();
     let policy = ExpiryPolicy::default();
-    assert!(
-        f.store
-            .write(|w| w.expire_due("/w", &policy, Timestamp(29 * DAY)))
-            .unwrap()
-            .is_empty()
-    );
-    assert_eq!(
-        f.store
-            .write(|w| w.expire_due("/w", &policy, Timestamp(31 * DAY)))
-            .unwrap(),
-        vec![task]
-    );
+    assert!(f.store.write(|w| w.expire_due("/w", &policy, Timestamp(29 * DAY))).unwrap().is_empty());
+    assert_eq!(f.store.write(|w| w.expire_due("/w", &policy, Timestamp(31 * DAY))).unwrap(), vec![task]);
     let history = f.store.history(&ws("/w"), task).unwrap();
     let last = &history.last().unwrap().data;
     assert_eq!((last.kind, last.actor), (EventKind::Expired, Actor::System));
-    assert_eq!(
-        f.store.note(&ws("/w"), directive).unwrap().state.status,
-        Status::Active
-    );
-    assert_eq!(
-        f.store.note(&Scope::All, other).unwrap().state.status,
-        Status::Active,
-        "other workspaces untouched"
-    );
+    assert_eq!(f.store.note(&ws("/w"), directive).unwrap().state.status, Status::Active);
+    assert_eq!(f.store.note(&Scope::All, other).unwrap().state.status, Status::Active, "other workspaces untouched");
 }
 
 #[test]
@@ -417,48 +240,27 @@ fn garbage_files_and_newer_schemas_are_refused_and_left_intact() {
     let err = Store::open(&newer).err().unwrap();
     assert_eq!(
         err.to_string(),
-        format!(
-            "{} has schema version 99, newer than this mnemo understands (2); upgrade mnemo",
-            newer.display()
-        )
+        format!("{} has schema version 99, newer than this mnemo understands (3); upgrade mnemo", newer.display())
     );
 
     let err = Store::open(dir.path()).err().unwrap();
     assert!(err.to_string().contains("it is a directory"), "{err}");
-    let err = Store::open(std::path::Path::new("/proc/self/no/such/memory.db"))
-        .err()
-        .unwrap();
-    assert!(
-        err.to_string()
-            .starts_with("cannot open the store at /proc/self/no/such/memory.db"),
-        "{err}"
-    );
+    let err = Store::open(std::path::Path::new("/proc/self/no/such/memory.db")).err().unwrap();
+    assert!(err.to_string().starts_with("cannot open the store at /proc/self/no/such/memory.db"), "{err}");
 }
 
 #[test]
 fn the_store_is_in_wal_mode() {
     let f = fixture();
-    let mode: String = raw(&f.path)
-        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
-        .unwrap();
+    let mode: String = raw(&f.path).query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
     assert_eq!(mode, "wal");
 }
 
 #[test]
 fn importing_the_eval_corpus_reproduces_its_statuses() {
     let mut f = fixture();
-    let corpus = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../eval/corpus.jsonl"
-    ))
-    .unwrap();
-    let report = import(
-        &mut f.store,
-        corpus.as_bytes(),
-        Actor::Human,
-        Timestamp(1_800_000_000),
-    )
-    .unwrap();
+    let corpus = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../eval/corpus.jsonl")).unwrap();
+    let report = import(&mut f.store, corpus.as_bytes(), Actor::Human, Timestamp(1_800_000_000)).unwrap();
     assert_eq!(report.notes, 260);
     assert_eq!(f.store.epoch().unwrap(), 1, "one transaction");
     let by_source: std::collections::HashMap<i64, i64> = report.ids.iter().copied().collect();
@@ -467,28 +269,12 @@ fn importing_the_eval_corpus_reproduces_its_statuses() {
         let id = by_source[&record["id"].as_i64().unwrap()];
         let view = f.store.note(&Scope::All, id).unwrap();
         assert_eq!(view.note.workspace, record["workspace"].as_str().unwrap());
-        assert_eq!(
-            view.state.status.name(),
-            record["status"].as_str().unwrap(),
-            "note {}",
-            record["id"]
-        );
+        assert_eq!(view.state.status.name(), record["status"].as_str().unwrap(), "note {}", record["id"]);
         if let Some(successor) = record["superseded_by"].as_i64() {
-            assert_eq!(
-                view.state.status,
-                Status::Superseded {
-                    by: by_source[&successor]
-                }
-            );
+            assert_eq!(view.state.status, Status::Superseded { by: by_source[&successor] });
         }
-        assert_eq!(
-            view.note.content.provenance.as_str(),
-            record["provenance"].as_str().unwrap()
-        );
-        assert_eq!(
-            view.note.created_at.date(),
-            record["created"].as_str().unwrap()
-        );
+        assert_eq!(view.note.content.provenance.as_str(), record["provenance"].as_str().unwrap());
+        assert_eq!(view.note.created_at.date(), record["created"].as_str().unwrap());
     }
     let stats = f.store.stats(&Scope::All).unwrap();
     assert_eq!(stats.by_status["active"], 203);
@@ -522,9 +308,7 @@ fn a_bad_import_line_imports_nothing() {
     ];
     for (bad, expected) in cases {
         let text = format!("{good}\n{bad}\n");
-        let err = import(&mut f.store, text.as_bytes(), Actor::Agent, Timestamp(1))
-            .unwrap_err()
-            .to_string();
+        let err = import(&mut f.store, text.as_bytes(), Actor::Agent, Timestamp(1)).unwrap_err().to_string();
         assert!(err.starts_with(expected), "{err}");
         assert!(f.store.notes(&Scope::All).unwrap().is_empty());
     }

@@ -7,11 +7,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use mnemo_core::{Kind, Priority};
 
 #[derive(Parser)]
-#[command(
-    name = "mnemo",
-    version,
-    about = "A memory store for AI coding agents that people can read, review and edit"
-)]
+#[command(name = "mnemo", version, about = "A memory store for AI coding agents that people can read, review and edit")]
 pub struct Cli {
     #[command(flatten)]
     pub global: Global,
@@ -225,36 +221,24 @@ pub enum ImportCommand {
     },
 }
 
-fn parse_word<T: std::str::FromStr<Err = mnemo_core::ParseEnumError>>(
-    text: &str,
-) -> Result<T, String> {
-    text.parse()
-        .map_err(|e: mnemo_core::ParseEnumError| e.to_string())
+fn parse_word<T: std::str::FromStr<Err = mnemo_core::ParseEnumError>>(text: &str) -> Result<T, String> {
+    text.parse().map_err(|e: mnemo_core::ParseEnumError| e.to_string())
 }
 
 fn parse_id(text: &str) -> Result<i64, String> {
     let digits = text.strip_prefix('#').unwrap_or(text);
     match digits.parse::<i64>() {
         Ok(id) if id > 0 => Ok(id),
-        _ => Err(format!(
-            "'{text}' is not a note id; ids look like 12 or #12"
-        )),
+        _ => Err(format!("'{text}' is not a note id; ids look like 12 or #12")),
     }
 }
 
 fn parse_state(text: &str) -> Result<String, String> {
     let names = mnemo_core::Status::NAMES;
-    let normalized = if text == "stale" {
-        "stale_flagged"
-    } else {
-        text
-    };
+    let normalized = if text == "stale" { "stale_flagged" } else { text };
     if names.contains(&normalized) {
         Ok(normalized.to_string())
     } else {
-        Err(format!(
-            "unknown state '{text}'; expected one of: {}",
-            names.join(", ")
-        ))
+        Err(format!("unknown state '{text}'; expected one of: {}", names.join(", ")))
     }
 }

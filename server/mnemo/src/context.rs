@@ -28,19 +28,12 @@ impl Context {
     pub fn new(global: &Global) -> anyhow::Result<Context> {
         let store_path = match &global.store {
             Some(path) => path.clone(),
-            None => mnemo_store::paths::default_store_path_from_env().ok_or_else(|| {
-                anyhow!("no store location: set XDG_DATA_HOME or HOME, or pass --store PATH")
-            })?,
+            None => mnemo_store::paths::default_store_path_from_env()
+                .ok_or_else(|| anyhow!("no store location: set XDG_DATA_HOME or HOME, or pass --store PATH"))?,
         };
         let cwd = std::env::current_dir().context("cannot read the current directory")?;
         let workspace = Workspace::resolve(global.workspace.as_deref(), &cwd)?;
-        Ok(Context {
-            store_path,
-            workspace,
-            now: now()?,
-            json: global.json,
-            mirror: OnceCell::new(),
-        })
+        Ok(Context { store_path, workspace, now: now()?, json: global.json, mirror: OnceCell::new() })
     }
 
     /// Open the store. When this workspace keeps a mirror that is behind the
@@ -65,9 +58,7 @@ impl Context {
     /// The workspace's mirror when `[memory_export] enabled`; a broken setting is
     /// reported (once) and treated as disabled so it never blocks the command.
     pub fn mirror_target(&self) -> Option<MirrorTarget> {
-        self.mirror
-            .get_or_init(|| self.resolve_mirror_target())
-            .clone()
+        self.mirror.get_or_init(|| self.resolve_mirror_target()).clone()
     }
 
     fn resolve_mirror_target(&self) -> Option<MirrorTarget> {
@@ -99,11 +90,7 @@ impl Context {
 
     /// The scope of this workspace, or every workspace when asked explicitly.
     pub fn scope(&self, all_workspaces: bool) -> Scope {
-        if all_workspaces {
-            Scope::All
-        } else {
-            Scope::Workspace(self.workspace.id.clone())
-        }
+        if all_workspaces { Scope::All } else { Scope::Workspace(self.workspace.id.clone()) }
     }
 
     pub fn actor(as_human: bool) -> Actor {
@@ -141,9 +128,8 @@ fn warn_mirror(message: &str) {
 /// The clock, or `MNEMO_NOW` (RFC 3339 or a date) so tests can pin time.
 fn now() -> anyhow::Result<Timestamp> {
     if let Ok(text) = std::env::var("MNEMO_NOW") {
-        return Timestamp::parse(&text).ok_or_else(|| {
-            anyhow!("MNEMO_NOW '{text}' is not RFC 3339 UTC (2026-08-01T12:00:00Z) or a date")
-        });
+        return Timestamp::parse(&text)
+            .ok_or_else(|| anyhow!("MNEMO_NOW '{text}' is not RFC 3339 UTC (2026-08-01T12:00:00Z) or a date"));
     }
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

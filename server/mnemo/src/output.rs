@@ -38,9 +38,7 @@ pub fn event_json(event: &StoredEvent) -> Value {
     let d = &event.data;
     let (superseded_by, provenance) = match d.kind {
         EventKind::Superseded { by } => (Some(by), None),
-        EventKind::Created { provenance } | EventKind::Promoted { to: provenance } => {
-            (None, Some(provenance))
-        }
+        EventKind::Created { provenance } | EventKind::Promoted { to: provenance } => (None, Some(provenance)),
         _ => (None, None),
     };
     json!({
@@ -59,10 +57,8 @@ pub fn event_json(event: &StoredEvent) -> Value {
 pub fn note_text(view: &NoteView) -> String {
     let (note, state) = (&view.note, &view.state);
     let c = &note.content;
-    let mut out = format!(
-        "#{} {}/{} · {} · {}\n{}\n",
-        note.id, c.kind, c.priority, state.provenance, state.status, c.title
-    );
+    let mut out =
+        format!("#{} {}/{} · {} · {}\n{}\n", note.id, c.kind, c.priority, state.provenance, state.status, c.title);
     if !c.body.is_empty() {
         out.push('\n');
         out.push_str(&c.body);
@@ -77,32 +73,15 @@ pub fn note_text(view: &NoteView) -> String {
             let hash = a
                 .content_sha256
                 .as_deref()
-                .map_or("not hashed".to_string(), |h| {
-                    format!("sha256 {}", &h[..12.min(h.len())])
-                });
-            out.push_str(&format!(
-                "  {}:{}-{} ({hash})\n",
-                a.path, a.start_line, a.end_line
-            ));
+                .map_or("not hashed".to_string(), |h| format!("sha256 {}", &h[..12.min(h.len())]));
+            out.push_str(&format!("  {}:{}-{} ({hash})\n", a.path, a.start_line, a.end_line));
         }
     }
     if state.status != Status::Active {
-        let reason = state
-            .status_reason
-            .as_deref()
-            .map(|r| format!(" ({r})"))
-            .unwrap_or_default();
-        out.push_str(&format!(
-            "\n{} since {}{reason}\n",
-            state.status,
-            state.status_at.date()
-        ));
+        let reason = state.status_reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default();
+        out.push_str(&format!("\n{} since {}{reason}\n", state.status, state.status_at.date()));
     }
-    out.push_str(&format!(
-        "\ncreated {} in {}\n",
-        note.created_at.rfc3339(),
-        note.workspace
-    ));
+    out.push_str(&format!("\ncreated {} in {}\n", note.created_at.rfc3339(), note.workspace));
     out
 }
 
@@ -115,22 +94,10 @@ pub fn event_text(event: &StoredEvent) -> String {
         EventKind::Promoted { to } => format!(" to {to}"),
         _ => String::new(),
     };
-    let reason = d
-        .reason
-        .as_deref()
-        .map(|r| format!(" — {r}"))
-        .unwrap_or_default();
-    format!(
-        "{}  {}{detail} (by {}){reason}",
-        d.at.rfc3339(),
-        d.kind.name(),
-        d.actor
-    )
+    let reason = d.reason.as_deref().map(|r| format!(" — {r}")).unwrap_or_default();
+    format!("{}  {}{detail} (by {}){reason}", d.at.rfc3339(), d.kind.name(), d.actor)
 }
 
 pub fn print_json(value: &Value) {
-    println!(
-        "{}",
-        serde_json::to_string_pretty(value).expect("JSON values serialise")
-    );
+    println!("{}", serde_json::to_string_pretty(value).expect("JSON values serialise"));
 }

@@ -6,22 +6,11 @@ use expect_test::expect;
 use super::*;
 
 fn event(kind: EventKind, actor: Actor) -> EventData {
-    EventData {
-        kind,
-        actor,
-        at: Timestamp(1000),
-        reason: Some("because".into()),
-    }
+    EventData { kind, actor, at: Timestamp(1000), reason: Some("because".into()) }
 }
 
 fn state(status: Status, provenance: Provenance) -> NoteState {
-    NoteState {
-        status,
-        status_at: Timestamp(10),
-        status_reason: None,
-        provenance,
-        live_since: Timestamp(10),
-    }
+    NoteState { status, status_at: Timestamp(10), status_reason: None, provenance, live_since: Timestamp(10) }
 }
 
 fn outcome(result: Result<NoteState, TransitionError>) -> String {
@@ -33,31 +22,15 @@ fn outcome(result: Result<NoteState, TransitionError>) -> String {
 
 #[test]
 fn every_event_against_every_state() {
-    let statuses = [
-        Status::Active,
-        Status::StaleFlagged,
-        Status::Revoked,
-        Status::Expired,
-        Status::Superseded { by: 9 },
-    ];
+    let statuses =
+        [Status::Active, Status::StaleFlagged, Status::Revoked, Status::Expired, Status::Superseded { by: 9 }];
     let events = [
-        (
-            "supersede",
-            event(EventKind::Superseded { by: 7 }, Actor::Agent),
-        ),
+        ("supersede", event(EventKind::Superseded { by: 7 }, Actor::Agent)),
         ("revoke", event(EventKind::Revoked, Actor::Agent)),
         ("flag stale", event(EventKind::StaleFlagged, Actor::Agent)),
         ("reinstate", event(EventKind::Reinstated, Actor::Agent)),
         ("expire", event(EventKind::Expired, Actor::System)),
-        (
-            "promote to agent",
-            event(
-                EventKind::Promoted {
-                    to: Provenance::Agent,
-                },
-                Actor::Agent,
-            ),
-        ),
+        ("promote to agent", event(EventKind::Promoted { to: Provenance::Agent }, Actor::Agent)),
     ];
     let mut table = String::new();
     for status in statuses {
@@ -163,17 +136,13 @@ fn revoke_and_stale_need_a_reason() {
     ev.reason = Some("  ".into());
     assert_eq!(
         apply(&state(Status::Active, Provenance::Agent), &ev),
-        Err(TransitionError::Rule(RuleError::MissingReason(
-            "revocation"
-        )))
+        Err(TransitionError::Rule(RuleError::MissingReason("revocation")))
     );
     ev.kind = EventKind::StaleFlagged;
     ev.reason = None;
     assert_eq!(
         apply(&state(Status::Active, Provenance::Agent), &ev),
-        Err(TransitionError::Rule(RuleError::MissingReason(
-            "stale flag"
-        )))
+        Err(TransitionError::Rule(RuleError::MissingReason("stale flag")))
     );
 }
 
@@ -181,9 +150,7 @@ fn revoke_and_stale_need_a_reason() {
 fn fold_replays_a_log_and_tracks_reason_time_and_live_period() {
     let log = [
         EventData {
-            kind: EventKind::Created {
-                provenance: Provenance::Auto,
-            },
+            kind: EventKind::Created { provenance: Provenance::Auto },
             actor: Actor::Agent,
             at: Timestamp(1),
             reason: None,
@@ -194,26 +161,14 @@ fn fold_replays_a_log_and_tracks_reason_time_and_live_period() {
             at: Timestamp(2),
             reason: Some("lock.rs changed".into()),
         },
+        EventData { kind: EventKind::Reinstated, actor: Actor::Human, at: Timestamp(3), reason: None },
         EventData {
-            kind: EventKind::Reinstated,
-            actor: Actor::Human,
-            at: Timestamp(3),
-            reason: None,
-        },
-        EventData {
-            kind: EventKind::Promoted {
-                to: Provenance::Agent,
-            },
+            kind: EventKind::Promoted { to: Provenance::Agent },
             actor: Actor::Agent,
             at: Timestamp(4),
             reason: None,
         },
-        EventData {
-            kind: EventKind::Revoked,
-            actor: Actor::Human,
-            at: Timestamp(5),
-            reason: Some("wrong".into()),
-        },
+        EventData { kind: EventKind::Revoked, actor: Actor::Human, at: Timestamp(5), reason: Some("wrong".into()) },
     ];
     let state = fold(&log).unwrap();
     assert_eq!(
@@ -231,36 +186,20 @@ fn fold_replays_a_log_and_tracks_reason_time_and_live_period() {
 #[test]
 fn fold_rejects_logs_that_do_not_start_with_created() {
     let revoke = event(EventKind::Revoked, Actor::Agent);
-    assert_eq!(
-        fold(&[revoke.clone()]),
-        Err(TransitionError::CreatedNotFirst)
-    );
+    assert_eq!(fold(&[revoke.clone()]), Err(TransitionError::CreatedNotFirst));
     assert_eq!(fold(&[]), Err(TransitionError::CreatedNotFirst));
-    let created = EventData {
-        kind: EventKind::Created {
-            provenance: Provenance::Agent,
-        },
-        ..revoke
-    };
-    assert_eq!(
-        fold(&[created.clone(), created]),
-        Err(TransitionError::CreatedNotFirst)
-    );
+    let created = EventData { kind: EventKind::Created { provenance: Provenance::Agent }, ..revoke };
+    assert_eq!(fold(&[created.clone(), created]), Err(TransitionError::CreatedNotFirst));
 }
 
 #[test]
 fn fold_stops_at_the_first_illegal_event() {
     let created = EventData {
-        kind: EventKind::Created {
-            provenance: Provenance::Agent,
-        },
+        kind: EventKind::Created { provenance: Provenance::Agent },
         actor: Actor::Agent,
         at: Timestamp(1),
         reason: None,
     };
     let reinstate = event(EventKind::Reinstated, Actor::Agent);
-    assert!(matches!(
-        fold(&[created, reinstate]),
-        Err(TransitionError::Illegal { .. })
-    ));
+    assert!(matches!(fold(&[created, reinstate]), Err(TransitionError::Illegal { .. })));
 }

@@ -29,7 +29,8 @@ pub fn section_title(kind: Kind) -> &'static str {
 }
 
 /// Line 1 of the mirror flavour.
-pub const MIRROR_HEADER: &str = "<!-- mnemo mirror · read-only view of the memory store; edit through the memory view or `mnemo edit` -->";
+pub const MIRROR_HEADER: &str =
+    "<!-- mnemo mirror · read-only view of the memory store; edit through the memory view or `mnemo edit` -->";
 
 /// Which of the two flavours a text is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,14 +105,8 @@ impl Entry {
         let marker = match state.status {
             Status::Active => None,
             Status::Superseded { by } => Some(StateMarker::Superseded { date, by }),
-            Status::Revoked => Some(StateMarker::Revoked {
-                date: Some(date),
-                reason: reason(),
-            }),
-            Status::StaleFlagged => Some(StateMarker::Stale {
-                date: Some(date),
-                reason: reason(),
-            }),
+            Status::Revoked => Some(StateMarker::Revoked { date: Some(date), reason: reason() }),
+            Status::StaleFlagged => Some(StateMarker::Stale { date: Some(date), reason: reason() }),
             Status::Expired => Some(StateMarker::Expired { date: Some(date) }),
         };
         let c = &note.content;
@@ -126,11 +121,7 @@ impl Entry {
             anchors: c
                 .anchors
                 .iter()
-                .map(|a| AnchorLink {
-                    path: a.path.clone(),
-                    start_line: a.start_line,
-                    end_line: a.end_line,
-                })
+                .map(|a| AnchorLink { path: a.path.clone(), start_line: a.start_line, end_line: a.end_line })
                 .collect(),
         }
     }

@@ -61,10 +61,7 @@ impl ParsedCheckout {
 
 /// Parse a checkout. Line endings may be LF or CRLF.
 pub fn parse_checkout(text: &str) -> ParsedCheckout {
-    let lines: Vec<&str> = text
-        .split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l))
-        .collect();
+    let lines: Vec<&str> = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
     let mut out = ParsedCheckout::default();
     let header = lines.first().copied().unwrap_or("");
     if header.starts_with(MIRROR_HEADER) || header.starts_with("<!-- mnemo mirror") {
@@ -93,28 +90,17 @@ pub fn parse_checkout(text: &str) -> ParsedCheckout {
             }
             index += 1;
         } else if let Some(heading) = line.strip_prefix("## ") {
-            section = Kind::ALL
-                .iter()
-                .copied()
-                .find(|k| section_title(*k) == heading);
+            section = Kind::ALL.iter().copied().find(|k| section_title(*k) == heading);
             if section.is_none() {
                 let names: Vec<&str> = Kind::ALL.iter().map(|k| section_title(*k)).collect();
-                out.error(
-                    index,
-                    line,
-                    format!(
-                        "unknown section '{heading}'; sections are {}",
-                        names.join(", ")
-                    ),
-                );
+                out.error(index, line, format!("unknown section '{heading}'; sections are {}", names.join(", ")));
             }
             index += 1;
         } else if let Some(rest) = line.strip_prefix("- ") {
             let last = entry_end(&lines, index);
             match parse_entry(rest, section) {
                 Ok((id, created, priority, marker, title)) => {
-                    let (body, anchors) =
-                        parse_continuation(&lines[index + 1..=last], index + 1, &mut out);
+                    let (body, anchors) = parse_continuation(&lines[index + 1..=last], index + 1, &mut out);
                     let entry = Entry {
                         id,
                         kind: section.expect("parse_entry checks the section"),
@@ -125,11 +111,7 @@ pub fn parse_checkout(text: &str) -> ParsedCheckout {
                         body,
                         anchors,
                     };
-                    out.entries.push(ParsedEntry {
-                        entry,
-                        first_line: index,
-                        last_line: last,
-                    });
+                    out.entries.push(ParsedEntry { entry, first_line: index, last_line: last });
                 }
                 Err(message) => out.error(index, line, message),
             }
@@ -143,9 +125,7 @@ pub fn parse_checkout(text: &str) -> ParsedCheckout {
 }
 
 fn parse_header(line: &str) -> Option<(String, i64)> {
-    let inner = line
-        .strip_prefix("<!-- mnemo checkout · workspace ")?
-        .strip_suffix(" -->")?;
+    let inner = line.strip_prefix("<!-- mnemo checkout · workspace ")?.strip_suffix(" -->")?;
     let (workspace, epoch) = inner.rsplit_once(" · epoch ")?;
     if workspace.is_empty() || epoch.is_empty() || !epoch.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -174,35 +154,21 @@ fn entry_end(lines: &[&str], start: usize) -> usize {
     last
 }
 
-type EntryLine = (
-    Option<NoteId>,
-    Option<String>,
-    Priority,
-    Option<StateMarker>,
-    String,
-);
+type EntryLine = (Option<NoteId>, Option<String>, Priority, Option<StateMarker>, String);
 
 /// `[#id] date · priority · [MARKER · ]title`, or `priority · title` for a new entry.
 fn parse_entry(rest: &str, section: Option<Kind>) -> Result<EntryLine, String> {
     if section.is_none() {
-        return Err(
-            "this entry is under no known section; move it under one of the seven `## ` sections"
-                .into(),
-        );
+        return Err("this entry is under no known section; move it under one of the seven `## ` sections".into());
     }
     let (id, created, rest) = match rest.strip_prefix("[#") {
         Some(after) => {
-            let (digits, after) = after
-                .split_once("] ")
-                .ok_or("an entry id looks like `[#12] ` followed by the date")?;
-            let id: NoteId = digits
-                .parse()
-                .ok()
-                .filter(|id| *id > 0)
-                .ok_or_else(|| format!("'#{digits}' is not a note id"))?;
-            let (date, after) = after
-                .split_once(" · ")
-                .ok_or("expected `<date> · <priority> · <title>` after the id")?;
+            let (digits, after) =
+                after.split_once("] ").ok_or("an entry id looks like `[#12] ` followed by the date")?;
+            let id: NoteId =
+                digits.parse().ok().filter(|id| *id > 0).ok_or_else(|| format!("'#{digits}' is not a note id"))?;
+            let (date, after) =
+                after.split_once(" · ").ok_or("expected `<date> · <priority> · <title>` after the id")?;
             if Timestamp::from_date(date).is_none() {
                 return Err(format!("'{date}' is not a date (YYYY-MM-DD)"));
             }
@@ -210,12 +176,8 @@ fn parse_entry(rest: &str, section: Option<Kind>) -> Result<EntryLine, String> {
         }
         None => (None, None, rest),
     };
-    let (priority, after) = rest
-        .split_once(" · ")
-        .ok_or("expected `<priority> · <title>`")?;
-    let priority: Priority = priority
-        .parse()
-        .map_err(|e: crate::model::ParseEnumError| e.to_string())?;
+    let (priority, after) = rest.split_once(" · ").ok_or("expected `<priority> · <title>`")?;
+    let priority: Priority = priority.parse().map_err(|e: crate::model::ParseEnumError| e.to_string())?;
     let (marker, title) = match split_marker(after) {
         Some((marker, title)) => (Some(marker?), title),
         None => (None, after),
@@ -239,9 +201,7 @@ pub fn split_marker(text: &str) -> Option<(Result<StateMarker, String>, &str)> {
         .find_map(|w| text.strip_prefix(w).map(|after| (*w, after)))?;
     let (date, after_date) = match after_word.strip_prefix(' ') {
         Some(after)
-            if after.len() >= 10
-                && after.is_char_boundary(10)
-                && Timestamp::from_date(&after[..10]).is_some() =>
+            if after.len() >= 10 && after.is_char_boundary(10) && Timestamp::from_date(&after[..10]).is_some() =>
         {
             (Some(after[..10].to_string()), &after[10..])
         }
@@ -258,10 +218,7 @@ pub fn split_marker(text: &str) -> Option<(Result<StateMarker, String>, &str)> {
         "REVOKED" | "STALE" => {
             if let Some(title) = after_date.strip_prefix(" · ") {
                 let example = format!("{word} (why) · {title}");
-                return Some((
-                    Err(format!("{word} needs a reason in parentheses: `{example}`")),
-                    title,
-                ));
+                return Some((Err(format!("{word} needs a reason in parentheses: `{example}`")), title));
             }
             let after = after_date.strip_prefix(" (")?;
             let (reason, title) = after.split_once(") · ")?;
@@ -281,11 +238,7 @@ pub fn split_marker(text: &str) -> Option<(Result<StateMarker, String>, &str)> {
 }
 
 /// Body lines and the trailing anchor links of an entry.
-fn parse_continuation(
-    lines: &[&str],
-    first_line: usize,
-    out: &mut ParsedCheckout,
-) -> (String, Vec<AnchorLink>) {
+fn parse_continuation(lines: &[&str], first_line: usize, out: &mut ParsedCheckout) -> (String, Vec<AnchorLink>) {
     let mut content: Vec<String> = Vec::with_capacity(lines.len());
     for (offset, line) in lines.iter().enumerate() {
         if line.is_empty() {
@@ -312,11 +265,7 @@ fn parse_continuation(
     while content.last().is_some_and(|l| l.trim().is_empty()) {
         content.pop();
     }
-    let body = content
-        .iter()
-        .map(|l| l.trim_end())
-        .collect::<Vec<_>>()
-        .join("\n");
+    let body = content.iter().map(|l| l.trim_end()).collect::<Vec<_>>().join("\n");
     (body, anchors)
 }
 
@@ -334,9 +283,5 @@ pub(crate) fn parse_anchor(line: &str) -> Option<AnchorLink> {
     {
         return None;
     }
-    Some(AnchorLink {
-        path: path.to_string(),
-        start_line,
-        end_line,
-    })
+    Some(AnchorLink { path: path.to_string(), start_line, end_line })
 }

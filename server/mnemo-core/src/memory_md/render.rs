@@ -33,10 +33,7 @@ fn sort(entries: &mut [Entry]) {
 pub fn render(flavour: &Flavour, display_name: &str, entries: &[Entry]) -> String {
     let mut sorted: Vec<&Entry> = entries.iter().collect();
     sorted.sort_by_key(|e| render_order(e));
-    let size: usize = entries
-        .iter()
-        .map(|e| e.title.len() + e.body.len() + 64 + e.anchors.len() * 80)
-        .sum();
+    let size: usize = entries.iter().map(|e| e.title.len() + e.body.len() + 64 + e.anchors.len() * 80).sum();
     let mut out = String::with_capacity(size + 512);
     out.push_str(&flavour.header());
     out.push_str("\n# Memory · ");
@@ -99,10 +96,6 @@ pub(super) fn render_marker(marker: &StateMarker) -> String {
 
 /// `[path:10-24](path#L10-L24)`.
 pub(super) fn render_anchor(anchor: &AnchorLink) -> String {
-    let AnchorLink {
-        path,
-        start_line: a,
-        end_line: b,
-    } = anchor;
+    let AnchorLink { path, start_line: a, end_line: b } = anchor;
     format!("[{path}:{a}-{b}]({path}#L{a}-L{b})")
 }

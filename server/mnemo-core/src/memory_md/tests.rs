@@ -7,21 +7,12 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::lifecycle::{NoteState, Status};
-use crate::model::{
-    Anchor, NewNote, Note, Provenance, normalize_body, normalize_reason, normalize_title,
-};
+use crate::model::{Anchor, NewNote, Note, Provenance, normalize_body, normalize_reason, normalize_title};
 use crate::time::Timestamp;
 
 const DAY: i64 = 86_400;
 
-fn view(
-    id: NoteId,
-    kind: Kind,
-    title: &str,
-    body: &str,
-    status: Status,
-    reason: Option<&str>,
-) -> NoteView {
+fn view(id: NoteId, kind: Kind, title: &str, body: &str, status: Status, reason: Option<&str>) -> NoteView {
     NoteView {
         note: Note {
             id,
@@ -63,14 +54,7 @@ fn sample() -> Vec<NoteView> {
         content_sha256: Some("ab".into()),
     }];
     vec![
-        view(
-            398,
-            Kind::Finding,
-            "Index rebuild reuses the embed cache on unchanged files.",
-            "",
-            Status::Active,
-            None,
-        ),
+        view(398, Kind::Finding, "Index rebuild reuses the embed cache on unchanged files.", "", Status::Active, None),
         gotcha,
         view(
             4,
@@ -80,38 +64,10 @@ fn sample() -> Vec<NoteView> {
             Status::Active,
             None,
         ),
-        view(
-            7,
-            Kind::Task,
-            "Port the cache",
-            "",
-            Status::Expired,
-            Some("task notes expire"),
-        ),
-        view(
-            9,
-            Kind::Decision,
-            "Use rustls",
-            "",
-            Status::Superseded { by: 415 },
-            None,
-        ),
-        view(
-            415,
-            Kind::Reference,
-            "Use rustls 0.23 [#9] · see · notes",
-            "",
-            Status::Active,
-            None,
-        ),
-        view(
-            12,
-            Kind::Operational,
-            "Deploy with helm",
-            "",
-            Status::StaleFlagged,
-            Some("chart moved"),
-        ),
+        view(7, Kind::Task, "Port the cache", "", Status::Expired, Some("task notes expire")),
+        view(9, Kind::Decision, "Use rustls", "", Status::Superseded { by: 415 }, None),
+        view(415, Kind::Reference, "Use rustls 0.23 [#9] · see · notes", "", Status::Active, None),
+        view(12, Kind::Operational, "Deploy with helm", "", Status::StaleFlagged, Some("chart moved")),
     ]
 }
 
@@ -160,14 +116,7 @@ fn golden_mirror_of_every_kind_and_state() {
 
 #[test]
 fn an_empty_workspace_renders_seven_empty_sections() {
-    let text = render(
-        &Flavour::Checkout {
-            workspace: "/w".into(),
-            epoch: 0,
-        },
-        "w",
-        &[],
-    );
+    let text = render(&Flavour::Checkout { workspace: "/w".into(), epoch: 0 }, "w", &[]);
     expect![[r#"
         <!-- mnemo checkout · workspace /w · epoch 0 -->
         # Memory · w
@@ -189,10 +138,7 @@ fn an_empty_workspace_renders_seven_empty_sections() {
     .assert_eq(&text);
     let parsed = parse_checkout(&text);
     assert!(parsed.entries.is_empty() && parsed.diagnostics.is_empty());
-    assert_eq!(
-        (parsed.workspace.as_deref(), parsed.epoch),
-        (Some("/w"), Some(0))
-    );
+    assert_eq!((parsed.workspace.as_deref(), parsed.epoch), (Some("/w"), Some(0)));
 }
 
 #[test]
@@ -202,21 +148,11 @@ fn entries_are_ordered_by_kind_then_id_whatever_the_input_order() {
         view(2, Kind::Gotcha, "a", "", Status::Active, None),
         view(11, Kind::Gotcha, "b", "", Status::Active, None),
         view(5, Kind::Directive, "d", "", Status::Active, None),
-        view(
-            100,
-            Kind::Task,
-            "moved by supersession",
-            "",
-            Status::Active,
-            None,
-        ),
+        view(100, Kind::Task, "moved by supersession", "", Status::Active, None),
     ];
     let forward = render_views(&Flavour::Mirror, "w", &views);
-    let titles: Vec<&str> = forward
-        .lines()
-        .filter(|l| l.starts_with("- "))
-        .map(|l| l.rsplit(" · ").next().unwrap())
-        .collect();
+    let titles: Vec<&str> =
+        forward.lines().filter(|l| l.starts_with("- ")).map(|l| l.rsplit(" · ").next().unwrap()).collect();
     assert_eq!(titles, ["d", "moved by supersession", "a", "b", "c"]);
     views.reverse();
     assert_eq!(render_views(&Flavour::Mirror, "w", &views), forward);
@@ -236,19 +172,8 @@ fn new_entries_render_after_stored_ones_in_their_own_order() {
         body: String::new(),
         anchors: vec![],
     };
-    let text = render(
-        &Flavour::Mirror,
-        "w",
-        &[
-            entry(None, "new b"),
-            entry(Some(3), "old"),
-            entry(None, "new a"),
-        ],
-    );
-    assert!(
-        text.contains("- [#3] 2026-01-01 · high · old\n\n- high · new b\n\n- high · new a\n"),
-        "{text}"
-    );
+    let text = render(&Flavour::Mirror, "w", &[entry(None, "new b"), entry(Some(3), "old"), entry(None, "new a")]);
+    assert!(text.contains("- [#3] 2026-01-01 · high · old\n\n- high · new b\n\n- high · new a\n"), "{text}");
 }
 
 #[test]
@@ -257,11 +182,7 @@ fn the_parser_refuses_the_mirror() {
     assert!(parsed.refused_mirror);
     assert!(parsed.entries.is_empty());
     assert_eq!(parsed.diagnostics.len(), 1);
-    assert!(
-        parsed.diagnostics[0]
-            .message
-            .starts_with("this is the read-only mirror")
-    );
+    assert!(parsed.diagnostics[0].message.starts_with("this is the read-only mirror"));
 }
 
 #[test]
@@ -293,19 +214,13 @@ stray text
 - [#8] 2026-06-02 · low · under an unknown section
 ";
     let parsed = parse_checkout(text);
-    let entries: Vec<(Option<NoteId>, &str)> = parsed
-        .entries
-        .iter()
-        .map(|e| (e.entry.id, e.entry.title.as_str()))
-        .collect();
+    let entries: Vec<(Option<NoteId>, &str)> =
+        parsed.entries.iter().map(|e| (e.entry.id, e.entry.title.as_str())).collect();
     assert_eq!(entries, [(Some(4), "Good entry"), (None, "a new entry")]);
     assert_eq!(parsed.entries[1].entry.body, "one-space body");
     assert_eq!(parsed.epoch, None);
-    let summary: Vec<String> = parsed
-        .diagnostics
-        .iter()
-        .map(|d| format!("{}: {:?}: {}", d.line + 1, d.severity, d.message))
-        .collect();
+    let summary: Vec<String> =
+        parsed.diagnostics.iter().map(|d| format!("{}: {:?}: {}", d.line + 1, d.severity, d.message)).collect();
     expect![[r#"
         1: Error: line 1 must be the checkout header `<!-- mnemo checkout · workspace <path> · epoch <N> -->`; restore it from a fresh checkout
         9: Error: '#x' is not a note id
@@ -322,22 +237,12 @@ stray text
 #[test]
 fn typed_markers_without_dates_parse() {
     let text = "<!-- mnemo checkout · workspace /w · epoch 3 -->\n# Memory · w\n\n## Gotchas\n\n- [#4] 2026-06-02 · high · REVOKED (wrong) · t\n\n- [#5] 2026-06-02 · high · STALE (moved) · u\n\n- [#6] 2026-06-02 · high · EXPIRED · v\n";
-    let markers: Vec<Option<StateMarker>> = parse_checkout(text)
-        .entries
-        .into_iter()
-        .map(|e| e.entry.marker)
-        .collect();
+    let markers: Vec<Option<StateMarker>> = parse_checkout(text).entries.into_iter().map(|e| e.entry.marker).collect();
     assert_eq!(
         markers,
         [
-            Some(StateMarker::Revoked {
-                date: None,
-                reason: "wrong".into()
-            }),
-            Some(StateMarker::Stale {
-                date: None,
-                reason: "moved".into()
-            }),
+            Some(StateMarker::Revoked { date: None, reason: "wrong".into() }),
+            Some(StateMarker::Stale { date: None, reason: "moved".into() }),
             Some(StateMarker::Expired { date: None }),
         ]
     );
@@ -345,14 +250,7 @@ fn typed_markers_without_dates_parse() {
 
 #[test]
 fn crlf_and_lf_parse_alike() {
-    let text = render_views(
-        &Flavour::Checkout {
-            workspace: "/w".into(),
-            epoch: 1,
-        },
-        "w",
-        &sample(),
-    );
+    let text = render_views(&Flavour::Checkout { workspace: "/w".into(), epoch: 1 }, "w", &sample());
     let crlf = text.replace('\n', "\r\n");
     assert_eq!(parse_checkout(&crlf).entries, parse_checkout(&text).entries);
 }
@@ -416,35 +314,30 @@ fn store_strategy() -> impl Strategy<Value = Vec<NoteView>> {
         notes
             .into_iter()
             .enumerate()
-            .map(
-                |(
-                    i,
-                    (kind, priority, title, body, (status, reason), anchors, created, status_at),
-                )| {
-                    let title = normalize_title(&title);
-                    let mut v = view(
-                        (i as i64) * 3 + 1,
-                        Kind::ALL[kind],
-                        if title.is_empty() { "untitled" } else { &title },
-                        &normalize_body(&body),
-                        status,
-                        reason.as_deref(),
-                    );
-                    v.note.content.priority = Priority::ALL[priority];
-                    v.note.created_at = Timestamp(created);
-                    v.state.status_at = Timestamp(status_at);
-                    v.note.content.anchors = anchors
-                        .into_iter()
-                        .map(|(path, start, len)| Anchor {
-                            path,
-                            start_line: start,
-                            end_line: start + len,
-                            content_sha256: None,
-                        })
-                        .collect();
-                    v
-                },
-            )
+            .map(|(i, (kind, priority, title, body, (status, reason), anchors, created, status_at))| {
+                let title = normalize_title(&title);
+                let mut v = view(
+                    (i as i64) * 3 + 1,
+                    Kind::ALL[kind],
+                    if title.is_empty() { "untitled" } else { &title },
+                    &normalize_body(&body),
+                    status,
+                    reason.as_deref(),
+                );
+                v.note.content.priority = Priority::ALL[priority];
+                v.note.created_at = Timestamp(created);
+                v.state.status_at = Timestamp(status_at);
+                v.note.content.anchors = anchors
+                    .into_iter()
+                    .map(|(path, start, len)| Anchor {
+                        path,
+                        start_line: start,
+                        end_line: start + len,
+                        content_sha256: None,
+                    })
+                    .collect();
+                v
+            })
             .collect()
     })
 }

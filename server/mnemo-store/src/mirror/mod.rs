@@ -21,19 +21,13 @@ use crate::workspace::Workspace;
 
 #[derive(Debug, thiserror::Error)]
 pub enum MirrorError {
-    #[error(
-        "the mirror path '{given}' is outside the workspace {root}; the mirror must live inside it"
-    )]
+    #[error("the mirror path '{given}' is outside the workspace {root}; the mirror must live inside it")]
     OutsideWorkspace { given: String, root: String },
-    #[error(
-        "cannot write the mirror {path}: the directory {dir} does not exist; create it or choose another path"
-    )]
+    #[error("cannot write the mirror {path}: the directory {dir} does not exist; create it or choose another path")]
     MissingDirectory { path: String, dir: String },
     #[error("cannot write the mirror {path}: {reason}")]
     NotWritable { path: String, reason: String },
-    #[error(
-        "the mirror needs a workspace directory, and this workspace ({0}) is only a name; pass --workspace DIR"
-    )]
+    #[error("the mirror needs a workspace directory, and this workspace ({0}) is only a name; pass --workspace DIR")]
     NoWorkspaceDirectory(String),
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -53,15 +47,9 @@ pub struct MirrorTarget {
 impl MirrorTarget {
     /// Resolve `given` (relative to the workspace root, or absolute inside it).
     pub fn resolve(workspace: &Workspace, given: &Path) -> Result<MirrorTarget, MirrorError> {
-        let root = workspace
-            .root
-            .as_deref()
-            .ok_or_else(|| MirrorError::NoWorkspaceDirectory(workspace.id.clone()))?;
+        let root = workspace.root.as_deref().ok_or_else(|| MirrorError::NoWorkspaceDirectory(workspace.id.clone()))?;
         let shown = given.display().to_string();
-        let outside = || MirrorError::OutsideWorkspace {
-            given: shown.clone(),
-            root: root.display().to_string(),
-        };
+        let outside = || MirrorError::OutsideWorkspace { given: shown.clone(), root: root.display().to_string() };
         if given.components().any(|c| c == Component::ParentDir) || shown.contains('\0') {
             return Err(outside());
         }
@@ -70,17 +58,11 @@ impl MirrorTarget {
             return Err(outside());
         };
         if !parent.is_dir() {
-            return Err(MirrorError::MissingDirectory {
-                path: shown,
-                dir: parent.display().to_string(),
-            });
+            return Err(MirrorError::MissingDirectory { path: shown, dir: parent.display().to_string() });
         }
         let parent = parent
             .canonicalize()
-            .map_err(|e| MirrorError::NotWritable {
-                path: shown.clone(),
-                reason: e.to_string(),
-            })?;
+            .map_err(|e| MirrorError::NotWritable { path: shown.clone(), reason: e.to_string() })?;
         if !parent.starts_with(root) {
             return Err(outside());
         }
@@ -93,22 +75,11 @@ impl MirrorTarget {
                 });
             }
             if meta.is_dir() {
-                return Err(MirrorError::NotWritable {
-                    path: shown,
-                    reason: "it is a directory".into(),
-                });
+                return Err(MirrorError::NotWritable { path: shown, reason: "it is a directory".into() });
             }
         }
-        let relative = path
-            .strip_prefix(root)
-            .map_err(|_| outside())?
-            .to_string_lossy()
-            .into_owned();
-        Ok(MirrorTarget {
-            workspace: workspace.clone(),
-            path,
-            relative,
-        })
+        let relative = path.strip_prefix(root).map_err(|_| outside())?.to_string_lossy().into_owned();
+        Ok(MirrorTarget { workspace: workspace.clone(), path, relative })
     }
 }
 
@@ -125,19 +96,10 @@ pub struct ExportOutcome {
 /// Render and write the mirror, then record the epoch it shows.
 pub fn export(store: &Store, target: &MirrorTarget) -> Result<ExportOutcome, MirrorError> {
     let document = render_workspace(store, &target.workspace, DocumentKind::Mirror)?;
-    let written = write_atomically(&target.path, document.text.as_bytes()).map_err(|e| {
-        MirrorError::NotWritable {
-            path: target.path.display().to_string(),
-            reason: e.to_string(),
-        }
-    })?;
+    let written = write_atomically(&target.path, document.text.as_bytes())
+        .map_err(|e| MirrorError::NotWritable { path: target.path.display().to_string(), reason: e.to_string() })?;
     record_epoch(store, target, document.epoch)?;
-    Ok(ExportOutcome {
-        epoch: document.epoch,
-        notes: document.notes,
-        bytes: document.text.len(),
-        written,
-    })
+    Ok(ExportOutcome { epoch: document.epoch, notes: document.notes, bytes: document.text.len(), written })
 }
 
 /// True when the store changed since the mirror was last rendered (or it never was,
@@ -169,18 +131,11 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
     if std::fs::read(path).is_ok_and(|current| current == bytes) {
         return Ok(false);
     }
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let temp = path.with_file_name(format!(".{name}.mnemo-{}.tmp", std::process::id()));
     let _ = std::fs::remove_file(&temp);
     let result = (|| {
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o444)
-            .open(&temp)?;
+        let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o444).open(&temp)?;
         file.write_all(bytes)?;
         file.sync_all()?;
         std::fs::rename(&temp, path)

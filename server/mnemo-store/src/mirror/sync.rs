@@ -50,20 +50,14 @@ impl MirrorSync {
     ) -> MirrorSync {
         let (sender, receiver) = mpsc::channel();
         let watcher = watch_store(store_path, sender.clone()).map_err(|e| {
-            report(MirrorEvent::Failed(format!(
-                "cannot watch the store for other processes' writes: {e}"
-            )))
+            report(MirrorEvent::Failed(format!("cannot watch the store for other processes' writes: {e}")))
         });
         let store_path = store_path.to_path_buf();
         let worker = std::thread::Builder::new()
             .name("mnemo-mirror".into())
             .spawn(move || run(store_path, target, debounce, receiver, report))
             .expect("spawning the mirror thread");
-        MirrorSync {
-            sender,
-            worker: Some(worker),
-            _watcher: watcher.ok(),
-        }
+        MirrorSync { sender, worker: Some(worker), _watcher: watcher.ok() }
     }
 
     /// Tell the worker this process committed a write.
@@ -97,28 +91,16 @@ impl Drop for MirrorSync {
     }
 }
 
-fn watch_store(
-    store_path: &Path,
-    sender: mpsc::Sender<Message>,
-) -> notify::Result<notify::RecommendedWatcher> {
-    let dir = store_path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-        .to_path_buf();
-    let prefix = store_path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+fn watch_store(store_path: &Path, sender: mpsc::Sender<Message>) -> notify::Result<notify::RecommendedWatcher> {
+    let dir = store_path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
+    let prefix = store_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
         let Ok(event) = event else { return };
         if event.kind.is_access() {
             return;
         }
-        let touches_store = event.paths.iter().any(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with(&prefix))
-        });
+        let touches_store =
+            event.paths.iter().any(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(&prefix)));
         if touches_store {
             let _ = sender.send(Message::Poke);
         }
@@ -148,10 +130,7 @@ fn run(
     let render_if_behind = || match is_behind(&store, &target) {
         Ok(false) => {}
         Ok(true) => match export(&store, &target) {
-            Ok(outcome) => report(MirrorEvent::Rendered {
-                epoch: outcome.epoch,
-                written: outcome.written,
-            }),
+            Ok(outcome) => report(MirrorEvent::Rendered { epoch: outcome.epoch, written: outcome.written }),
             Err(e) => report(MirrorEvent::Failed(e.to_string())),
         },
         Err(e) => report(MirrorEvent::Failed(e.to_string())),
@@ -159,9 +138,7 @@ fn run(
     render_if_behind();
     loop {
         let message = match debouncer.deadline() {
-            Some(deadline) => {
-                receiver.recv_timeout(Duration::from_millis(deadline.saturating_sub(now())))
-            }
+            Some(deadline) => receiver.recv_timeout(Duration::from_millis(deadline.saturating_sub(now()))),
             None => receiver.recv().map_err(|_| RecvTimeoutError::Disconnected),
         };
         match message {

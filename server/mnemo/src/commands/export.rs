@@ -17,11 +17,11 @@ use crate::context::Context;
 use crate::output::print_json;
 
 pub fn export(ctx: &Context, args: Export) -> anyhow::Result<ExitCode> {
-    let root = ctx.workspace.root.as_deref().ok_or_else(|| {
-        anyhow!(mirror::MirrorError::NoWorkspaceDirectory(
-            ctx.workspace.id.clone()
-        ))
-    })?;
+    let root = ctx
+        .workspace
+        .root
+        .as_deref()
+        .ok_or_else(|| anyhow!(mirror::MirrorError::NoWorkspaceDirectory(ctx.workspace.id.clone())))?;
     let config = WorkspaceConfig::load(Some(root))?;
     let given = match &args.path {
         Some(path) => std::env::current_dir()?.join(path),
@@ -29,15 +29,8 @@ pub fn export(ctx: &Context, args: Export) -> anyhow::Result<ExitCode> {
     };
     let target = MirrorTarget::resolve(&ctx.workspace, &given)?;
     if args.disable {
-        WorkspaceConfig::set_memory_export(
-            root,
-            false,
-            args.path.as_ref().map(|_| target.relative.as_str()),
-        )?;
-        println!(
-            "mirror export disabled for {}; {} is left as it is",
-            ctx.workspace.id, target.relative
-        );
+        WorkspaceConfig::set_memory_export(root, false, args.path.as_ref().map(|_| target.relative.as_str()))?;
+        println!("mirror export disabled for {}; {} is left as it is", ctx.workspace.id, target.relative);
         return Ok(ExitCode::SUCCESS);
     }
     if args.enable {
@@ -54,15 +47,9 @@ pub fn export(ctx: &Context, args: Export) -> anyhow::Result<ExitCode> {
             "bytes": outcome.bytes, "written": outcome.written, "enabled": args.enable || config.memory_export.enabled,
         }));
     } else if outcome.written {
-        println!(
-            "wrote {} ({} notes, epoch {})",
-            target.relative, outcome.notes, outcome.epoch
-        );
+        println!("wrote {} ({} notes, epoch {})", target.relative, outcome.notes, outcome.epoch);
     } else {
-        println!(
-            "{} is up to date ({} notes, epoch {})",
-            target.relative, outcome.notes, outcome.epoch
-        );
+        println!("{} is up to date ({} notes, epoch {})", target.relative, outcome.notes, outcome.epoch);
     }
     if args.enable {
         eprintln!(
@@ -74,39 +61,23 @@ pub fn export(ctx: &Context, args: Export) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn watch(
-    ctx: &Context,
-    target: MirrorTarget,
-    debounce: std::time::Duration,
-) -> anyhow::Result<ExitCode> {
+fn watch(ctx: &Context, target: MirrorTarget, debounce: std::time::Duration) -> anyhow::Result<ExitCode> {
     drop(ctx.open_without_catch_up()?);
-    eprintln!(
-        "keeping {} current (debounce {:.1}s) until stdin closes",
-        target.path.display(),
-        debounce.as_secs_f64()
-    );
+    eprintln!("keeping {} current (debounce {:.1}s) until stdin closes", target.path.display(), debounce.as_secs_f64());
     let json = ctx.json;
-    let sync = MirrorSync::start(
-        &ctx.store_path,
-        target,
-        debounce,
-        move |event| match event {
-            MirrorEvent::Rendered { epoch, written } if json => {
-                println!("{}", json!({ "rendered": epoch, "written": written }))
-            }
-            MirrorEvent::Rendered { epoch, written } => eprintln!(
-                "rendered epoch {epoch}{}",
-                if written { "" } else { " (unchanged)" }
-            ),
-            MirrorEvent::Failed(message) => eprintln!(
-                "warning: the mirror was not updated: {message}; retrying on the next write"
-            ),
-        },
-    );
+    let sync = MirrorSync::start(&ctx.store_path, target, debounce, move |event| match event {
+        MirrorEvent::Rendered { epoch, written } if json => {
+            println!("{}", json!({ "rendered": epoch, "written": written }))
+        }
+        MirrorEvent::Rendered { epoch, written } => {
+            eprintln!("rendered epoch {epoch}{}", if written { "" } else { " (unchanged)" })
+        }
+        MirrorEvent::Failed(message) => {
+            eprintln!("warning: the mirror was not updated: {message}; retrying on the next write")
+        }
+    });
     let mut sink = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut sink)
-        .context("reading stdin")?;
+    std::io::stdin().read_to_end(&mut sink).context("reading stdin")?;
     drop(sync);
     Ok(ExitCode::SUCCESS)
 }
@@ -118,9 +89,7 @@ pub fn checkout(ctx: &Context, args: Checkout) -> anyhow::Result<ExitCode> {
         Some(out) => {
             write_checkout(out, &document.text)?;
             if ctx.json {
-                print_json(
-                    &json!({ "path": out, "epoch": document.epoch, "notes": document.notes }),
-                );
+                print_json(&json!({ "path": out, "epoch": document.epoch, "notes": document.notes }));
             } else {
                 println!(
                     "wrote a checkout of {} notes at epoch {} to {}",
@@ -130,9 +99,9 @@ pub fn checkout(ctx: &Context, args: Checkout) -> anyhow::Result<ExitCode> {
                 );
             }
         }
-        None if ctx.json => print_json(
-            &json!({ "text": document.text, "epoch": document.epoch, "notes": document.notes }),
-        ),
+        None if ctx.json => {
+            print_json(&json!({ "text": document.text, "epoch": document.epoch, "notes": document.notes }))
+        }
         None => print!("{}", document.text),
     }
     Ok(ExitCode::SUCCESS)
@@ -142,16 +111,10 @@ fn write_checkout(out: &Path, text: &str) -> anyhow::Result<()> {
     if out.file_name().is_some_and(|n| n == DEFAULT_MIRROR_PATH) && out.exists() {
         let current = std::fs::read_to_string(out).unwrap_or_default();
         if current.starts_with("<!-- mnemo mirror") {
-            return Err(anyhow!(
-                "{} is the read-only mirror; write the checkout somewhere else",
-                out.display()
-            ));
+            return Err(anyhow!("{} is the read-only mirror; write the checkout somewhere else", out.display()));
         }
     }
     std::fs::write(out, text).with_context(|| {
-        format!(
-            "cannot write the checkout to {}; check the directory exists and is writable",
-            out.display()
-        )
+        format!("cannot write the checkout to {}; check the directory exists and is writable", out.display())
     })
 }

@@ -11,8 +11,8 @@ use crate::output::print_json;
 
 pub fn run(ctx: &Context, command: ImportCommand) -> anyhow::Result<ExitCode> {
     let ImportCommand::Jsonl { file, person } = command;
-    let reader = std::fs::File::open(&file)
-        .with_context(|| format!("cannot open {}; check the path", file.display()))?;
+    let reader =
+        std::fs::File::open(&file).with_context(|| format!("cannot open {}; check the path", file.display()))?;
     let mut store = ctx.open()?;
     // Opening for writing expires this workspace's due notes first.
     ctx.write(&mut store, |_| Ok(()))?;
@@ -25,12 +25,7 @@ pub fn run(ctx: &Context, command: ImportCommand) -> anyhow::Result<ExitCode> {
     if ctx.json {
         print_json(&json!(report));
     } else {
-        println!(
-            "imported {} notes ({} events) from {}",
-            report.notes,
-            report.events,
-            file.display()
-        );
+        println!("imported {} notes ({} events) from {}", report.notes, report.events, file.display());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -21,21 +21,14 @@ fn append(
     reason: Option<String>,
 ) -> anyhow::Result<NoteState> {
     let mut store = ctx.open()?;
-    let event = EventData {
-        kind,
-        actor: Context::actor(as_human),
-        at: ctx.now,
-        reason,
-    };
+    let event = EventData { kind, actor: Context::actor(as_human), at: ctx.now, reason };
     let scope = ctx.scope(false);
     ctx.write(&mut store, |w| w.append(&scope, id, event))
 }
 
 fn report(ctx: &Context, id: i64, verb: &str, state: &NoteState) -> ExitCode {
     if ctx.json {
-        print_json(
-            &json!({ "id": id, "state": state.status.name(), "provenance": state.provenance }),
-        );
+        print_json(&json!({ "id": id, "state": state.status.name(), "provenance": state.provenance }));
     } else {
         println!("{verb} #{id}");
     }
@@ -43,46 +36,22 @@ fn report(ctx: &Context, id: i64, verb: &str, state: &NoteState) -> ExitCode {
 }
 
 pub fn revoke(ctx: &Context, args: WithReason) -> anyhow::Result<ExitCode> {
-    let state = append(
-        ctx,
-        args.id,
-        EventKind::Revoked,
-        args.person.as_human,
-        Some(args.reason),
-    )?;
+    let state = append(ctx, args.id, EventKind::Revoked, args.person.as_human, Some(args.reason))?;
     Ok(report(ctx, args.id, "revoked", &state))
 }
 
 pub fn flag_stale(ctx: &Context, args: WithReason) -> anyhow::Result<ExitCode> {
-    let state = append(
-        ctx,
-        args.id,
-        EventKind::StaleFlagged,
-        args.person.as_human,
-        Some(args.reason),
-    )?;
+    let state = append(ctx, args.id, EventKind::StaleFlagged, args.person.as_human, Some(args.reason))?;
     Ok(report(ctx, args.id, "flagged stale", &state))
 }
 
 pub fn reinstate(ctx: &Context, args: Action) -> anyhow::Result<ExitCode> {
-    let state = append(
-        ctx,
-        args.id,
-        EventKind::Reinstated,
-        args.person.as_human,
-        args.reason,
-    )?;
+    let state = append(ctx, args.id, EventKind::Reinstated, args.person.as_human, args.reason)?;
     Ok(report(ctx, args.id, "reinstated", &state))
 }
 
 pub fn expire(ctx: &Context, args: Action) -> anyhow::Result<ExitCode> {
-    let state = append(
-        ctx,
-        args.id,
-        EventKind::Expired,
-        args.person.as_human,
-        args.reason,
-    )?;
+    let state = append(ctx, args.id, EventKind::Expired, args.person.as_human, args.reason)?;
     Ok(report(ctx, args.id, "expired", &state))
 }
 
@@ -93,13 +62,7 @@ pub fn promote(ctx: &Context, args: Action) -> anyhow::Result<ExitCode> {
     // Promotion is one step up; the core refuses anything else, including
     // an agent asking for `human`.
     let to = current.promotion().unwrap_or(Provenance::Human);
-    let state = append(
-        ctx,
-        args.id,
-        EventKind::Promoted { to },
-        args.person.as_human,
-        args.reason,
-    )?;
+    let state = append(ctx, args.id, EventKind::Promoted { to }, args.person.as_human, args.reason)?;
     if !ctx.json {
         println!("promoted #{} to {}", args.id, state.provenance);
         return Ok(ExitCode::SUCCESS);
@@ -111,19 +74,10 @@ pub fn supersede(ctx: &Context, args: Supersede) -> anyhow::Result<ExitCode> {
     let mut store = ctx.open()?;
     let scope = ctx.scope(false);
     let old = store.note(&scope, args.id)?.note.content;
-    let anchors = if args.anchors.is_empty() {
-        old.anchors
-    } else {
-        capture_anchors(ctx, &args.anchors)?
-    };
+    let anchors = if args.anchors.is_empty() { old.anchors } else { capture_anchors(ctx, &args.anchors)? };
     let body = args.body.unwrap_or(old.body);
-    let requested = if args.person.as_human {
-        Provenance::Human
-    } else {
-        Provenance::Agent
-    };
-    let (provenance, quote) =
-        bind_provenance(requested, &args.title, &body, args.user_message.as_deref());
+    let requested = if args.person.as_human { Provenance::Human } else { Provenance::Agent };
+    let (provenance, quote) = bind_provenance(requested, &args.title, &body, args.user_message.as_deref());
     let replacement = NewNote {
         kind: args.kind.unwrap_or(old.kind),
         priority: args.priority.unwrap_or(old.priority),
@@ -134,9 +88,7 @@ pub fn supersede(ctx: &Context, args: Supersede) -> anyhow::Result<ExitCode> {
         anchors,
     };
     let actor = Context::actor(args.person.as_human);
-    let new_id = ctx.write(&mut store, |w| {
-        w.supersede(&scope, args.id, replacement, actor, ctx.now, args.reason)
-    })?;
+    let new_id = ctx.write(&mut store, |w| w.supersede(&scope, args.id, replacement, actor, ctx.now, args.reason))?;
     if ctx.json {
         print_json(&json!({ "id": new_id, "supersedes": args.id }));
     } else {

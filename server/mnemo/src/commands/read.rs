@@ -38,10 +38,7 @@ pub fn history(ctx: &Context, args: NoteRef) -> anyhow::Result<ExitCode> {
 pub fn list(ctx: &Context, args: List) -> anyhow::Result<ExitCode> {
     let store = ctx.open()?;
     let views = store.notes(&ctx.scope(args.all_workspaces))?;
-    let filter = ListFilter {
-        kind: args.kind,
-        status: args.state,
-    };
+    let filter = ListFilter { kind: args.kind, status: args.state };
     let (views, hidden) = filter.apply(views);
     if ctx.json {
         let notes: Vec<_> = views.iter().map(|v| note_json(v, ctx.now)).collect();

@@ -20,12 +20,7 @@ pub fn run(ctx: &Context, args: Remember) -> anyhow::Result<ExitCode> {
         (false, RequestedProvenance::Agent) => Provenance::Agent,
     };
     let anchors = capture_anchors(ctx, &args.anchors)?;
-    let (provenance, quote) = bind_provenance(
-        requested,
-        &args.title,
-        &args.body,
-        args.user_message.as_deref(),
-    );
+    let (provenance, quote) = bind_provenance(requested, &args.title, &args.body, args.user_message.as_deref());
     let note = NewNote {
         kind: args.kind,
         priority: args.priority,
@@ -36,9 +31,7 @@ pub fn run(ctx: &Context, args: Remember) -> anyhow::Result<ExitCode> {
         anchors,
     };
     let mut store = ctx.open()?;
-    let id = ctx.write(&mut store, |w| {
-        w.create(&ctx.workspace.id, note, actor, ctx.now)
-    })?;
+    let id = ctx.write(&mut store, |w| w.create(&ctx.workspace.id, note, actor, ctx.now))?;
     if ctx.json {
         print_json(&json!({ "id": id, "provenance": provenance }));
     } else {
@@ -69,13 +62,10 @@ pub fn capture_anchors(ctx: &Context, specs: &[String]) -> anyhow::Result<Vec<An
     if specs.is_empty() {
         return Ok(Vec::new());
     }
-    let root = ctx.workspace.root.as_deref().ok_or_else(|| {
-        anyhow!(mnemo_store::anchor::AnchorError::NoWorkspaceDirectory(
-            ctx.workspace.id.clone()
-        ))
-    })?;
-    specs
-        .iter()
-        .map(|spec| Ok(mnemo_store::anchor::capture(root, spec)?))
-        .collect()
+    let root = ctx
+        .workspace
+        .root
+        .as_deref()
+        .ok_or_else(|| anyhow!(mnemo_store::anchor::AnchorError::NoWorkspaceDirectory(ctx.workspace.id.clone())))?;
+    specs.iter().map(|spec| Ok(mnemo_store::anchor::capture(root, spec)?)).collect()
 }

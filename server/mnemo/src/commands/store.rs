@@ -30,11 +30,7 @@ pub fn run(ctx: &Context, command: StoreCommand) -> anyhow::Result<ExitCode> {
                     report.notes_checked
                 );
             }
-            Ok(if report.is_clean() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            })
+            Ok(if report.is_clean() { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
         StoreCommand::Stats { all_workspaces } => {
             let stats = store.stats(&ctx.scope(all_workspaces))?;
@@ -43,11 +39,7 @@ pub fn run(ctx: &Context, command: StoreCommand) -> anyhow::Result<ExitCode> {
                 return Ok(ExitCode::SUCCESS);
             }
             println!("store       {}", store.path().display());
-            let scope = if all_workspaces {
-                format!("all ({})", stats.workspaces)
-            } else {
-                ctx.workspace.id.clone()
-            };
+            let scope = if all_workspaces { format!("all ({})", stats.workspaces) } else { ctx.workspace.id.clone() };
             println!("workspace   {scope}");
             println!("schema      {}", stats.schema_version);
             println!("epoch       {}", stats.epoch);

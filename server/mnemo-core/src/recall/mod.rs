@@ -1,0 +1,189 @@
+//! Ranking recall candidates, pure: fuse lexical (BM25) and vector (cosine)
+//! evidence into one score, let a successor inherit the score of the note it
+//! superseded, apply the filters, and count everything the filters hid.
+//!
+//! **Invariant:** nothing is hidden silently. Every filtered note that would
+//! have ranked inside the match window is counted by reason, and hidden stale
+//! and superseded matches are named by id.
+
+pub mod eval;
+mod fusion;
+mod trust;
+
+use std::collections::{BTreeMap, HashMap};
+
+pub use fusion::Fusion;
+pub use trust::trust_frame;
+
+use crate::lifecycle::Status;
+use crate::model::{Kind, NoteId};
+
+/// One note that entered the candidate pool, with its evidence.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    pub id: NoteId,
+    pub workspace: String,
+    pub kind: Kind,
+    pub status: Status,
+    /// For a superseded note: the live end of its supersession chain.
+    pub successor: Option<NoteId>,
+    /// BM25 score (higher is better) when FTS matched it.
+    pub lexical: Option<f64>,
+    /// Cosine similarity when the vector search returned it.
+    pub similarity: Option<f64>,
+}
+
+/// Which evidence ranks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RankingMode {
+    Hybrid,
+    LexicalOnly,
+    VectorOnly,
+}
+
+impl RankingMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            RankingMode::Hybrid => "hybrid",
+            RankingMode::LexicalOnly => "lexical only",
+            RankingMode::VectorOnly => "vector only",
+        }
+    }
+}
+
+/// What to return.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecallRequest {
+    pub workspace: String,
+    /// Empty: every kind.
+    pub kinds: Vec<Kind>,
+    /// State names (`Status::name`) that may be returned; default `["active"]`.
+    pub states: Vec<&'static str>,
+    pub limit: usize,
+    pub mode: RankingMode,
+    pub fusion: Fusion,
+}
+
+impl RecallRequest {
+    pub fn new(workspace: impl Into<String>, limit: usize) -> RecallRequest {
+        RecallRequest {
+            workspace: workspace.into(),
+            kinds: Vec::new(),
+            states: vec!["active"],
+            limit,
+            mode: RankingMode::Hybrid,
+            fusion: Fusion::default(),
+        }
+    }
+
+    /// How deep a filtered note may rank and still count as a hidden match.
+    pub fn match_window(&self) -> usize {
+        (self.limit * 2).max(10)
+    }
+}
+
+/// A returned note and its score.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ranked {
+    pub id: NoteId,
+    pub score: f64,
+    /// Set when the note is here because a superseded note it replaced matched.
+    pub via_superseded: Option<NoteId>,
+}
+
+/// The answer: results plus what the filters hid.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RecallAnswer {
+    pub results: Vec<Ranked>,
+    /// Hidden matches by reason: `stale`, `revoked`, `superseded`, `expired`,
+    /// `other kind`, `other workspace`.
+    pub hidden: BTreeMap<&'static str, usize>,
+    /// Hidden stale matches, best first.
+    pub hidden_stale: Vec<NoteId>,
+    /// Hidden superseded matches and their live successors.
+    pub hidden_superseded: Vec<(NoteId, Option<NoteId>)>,
+}
+
+fn hidden_reason(status: Status) -> &'static str {
+    match status {
+        Status::Active => "active",
+        Status::StaleFlagged => "stale",
+        Status::Revoked => "revoked",
+        Status::Superseded { .. } => "superseded",
+        Status::Expired => "expired",
+    }
+}
+
+/// Rank `candidates` for `request`.
+pub fn rank(candidates: &[Candidate], request: &RecallRequest) -> RecallAnswer {
+    let mut scores: HashMap<NoteId, f64> = fusion::scores(candidates, request.mode, request.fusion);
+    let mut via: HashMap<NoteId, NoteId> = HashMap::new();
+    // A successor inherits the score of the superseded note that matched, so the
+    // old note never outranks its replacement and the replacement surfaces.
+    for c in candidates {
+        if let (Some(successor), Some(&score)) = (c.successor, scores.get(&c.id)) {
+            let entry = scores.entry(successor).or_insert(f64::NEG_INFINITY);
+            if score > *entry {
+                *entry = score;
+                via.insert(successor, c.id);
+            }
+        }
+    }
+    // ... and ranks just below it, never level with it.
+    for c in candidates {
+        if let Some(successor) = c.successor {
+            let successor_score = scores.get(&successor).copied().unwrap_or(f64::NEG_INFINITY);
+            if let Some(score) = scores.get_mut(&c.id) {
+                if *score >= successor_score {
+                    *score = successor_score - 1e-9;
+                }
+            }
+        }
+    }
+    let by_id: HashMap<NoteId, &Candidate> = candidates.iter().map(|c| (c.id, c)).collect();
+    let mut ordered: Vec<(NoteId, f64)> =
+        scores.iter().filter(|(id, s)| s.is_finite() && by_id.contains_key(id)).map(|(id, s)| (*id, *s)).collect();
+    ordered.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+
+    let passes_kind = |c: &Candidate| request.kinds.is_empty() || request.kinds.contains(&c.kind);
+    let passes_state = |c: &Candidate| request.states.contains(&c.status.name());
+    let mut answer = RecallAnswer::default();
+    let mut in_workspace = 0usize;
+    let mut window_floor = f64::NEG_INFINITY;
+    for &(id, score) in &ordered {
+        let c = by_id[&id];
+        if c.workspace != request.workspace {
+            continue;
+        }
+        in_workspace += 1;
+        let inside_window = in_workspace <= request.match_window();
+        if inside_window {
+            window_floor = score;
+        }
+        if passes_kind(c) && passes_state(c) {
+            if answer.results.len() < request.limit {
+                answer.results.push(Ranked { id, score, via_superseded: via.get(&id).copied() });
+            }
+            continue;
+        }
+        if !inside_window {
+            continue;
+        }
+        let reason = if passes_state(c) { "other kind" } else { hidden_reason(c.status) };
+        *answer.hidden.entry(reason).or_default() += 1;
+        match c.status {
+            Status::StaleFlagged if !passes_state(c) => answer.hidden_stale.push(id),
+            Status::Superseded { .. } if !passes_state(c) => answer.hidden_superseded.push((id, c.successor)),
+            _ => {}
+        }
+    }
+    let other_workspaces =
+        ordered.iter().filter(|(id, score)| by_id[id].workspace != request.workspace && *score >= window_floor).count();
+    if other_workspaces > 0 {
+        answer.hidden.insert("other workspace", other_workspaces);
+    }
+    answer
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,107 @@
+//! Ranking by data: fusion, filters and their hidden counts, successors.
+
+use super::*;
+
+fn candidate(
+    id: NoteId,
+    workspace: &str,
+    kind: Kind,
+    status: Status,
+    lexical: Option<f64>,
+    similarity: Option<f64>,
+) -> Candidate {
+    let successor = match status {
+        Status::Superseded { by } => Some(by),
+        _ => None,
+    };
+    Candidate { id, workspace: workspace.into(), kind, status, successor, lexical, similarity }
+}
+
+fn ids(answer: &RecallAnswer) -> Vec<NoteId> {
+    answer.results.iter().map(|r| r.id).collect()
+}
+
+#[test]
+fn ties_break_by_id_and_modes_use_their_evidence() {
+    let c = vec![
+        candidate(3, "w", Kind::Gotcha, Status::Active, Some(5.0), Some(0.25)),
+        candidate(1, "w", Kind::Gotcha, Status::Active, None, Some(0.5)),
+        candidate(2, "w", Kind::Gotcha, Status::Active, None, Some(0.5)),
+    ];
+    let mut request = RecallRequest::new("w", 10);
+    request.mode = RankingMode::VectorOnly;
+    assert_eq!(ids(&rank(&c, &request)), [1, 2, 3]);
+    request.mode = RankingMode::LexicalOnly;
+    assert_eq!(ids(&rank(&c, &request)), [3], "lexical only ranks only lexical matches");
+    request.mode = RankingMode::Hybrid;
+    assert_eq!(ids(&rank(&c, &request)), [3, 1, 2], "0.25 + 0.3 × 1.0 beats 0.5; ties by id");
+    request.fusion = Fusion::Rrf { k: 60.0, vector: 1.0, lexical: 1.0 };
+    assert_eq!(ids(&rank(&c, &request)), [3, 1, 2]);
+}
+
+#[test]
+fn filters_count_what_they_hide_and_name_stale_and_superseded_notes() {
+    let c = vec![
+        candidate(1, "w", Kind::Gotcha, Status::StaleFlagged, None, Some(0.9)),
+        candidate(2, "w", Kind::Gotcha, Status::Superseded { by: 6 }, None, Some(0.85)),
+        candidate(3, "w", Kind::Gotcha, Status::Revoked, None, Some(0.8)),
+        candidate(4, "w", Kind::Task, Status::Active, None, Some(0.75)),
+        candidate(5, "other", Kind::Gotcha, Status::Active, None, Some(0.95)),
+        candidate(6, "w", Kind::Gotcha, Status::Active, None, Some(0.1)),
+        candidate(7, "w", Kind::Gotcha, Status::Expired, None, Some(0.7)),
+    ];
+    let mut request = RecallRequest::new("w", 3);
+    request.kinds = vec![Kind::Gotcha];
+    let answer = rank(&c, &request);
+    assert_eq!(ids(&answer), [6], "the successor of #2 surfaces with its score");
+    assert_eq!(answer.results[0].via_superseded, Some(2));
+    assert_eq!(answer.results[0].score, 0.85);
+    let hidden: Vec<(&str, usize)> = answer.hidden.iter().map(|(k, v)| (*k, *v)).collect();
+    assert_eq!(
+        hidden,
+        [("expired", 1), ("other kind", 1), ("other workspace", 1), ("revoked", 1), ("stale", 1), ("superseded", 1)]
+    );
+    assert_eq!(answer.hidden_stale, [1]);
+    assert_eq!(answer.hidden_superseded, [(2, Some(6))]);
+
+    request.states = vec!["active", "stale_flagged"];
+    let answer = rank(&c, &request);
+    assert_eq!(ids(&answer), [1, 6]);
+    assert!(answer.hidden_stale.is_empty());
+    assert!(!answer.hidden.contains_key("stale"));
+}
+
+#[test]
+fn a_superseded_note_never_outranks_its_successor_even_when_both_are_returned() {
+    let c = vec![
+        candidate(1, "w", Kind::Finding, Status::Superseded { by: 2 }, Some(9.0), Some(0.9)),
+        candidate(2, "w", Kind::Finding, Status::Active, None, Some(0.3)),
+        candidate(3, "w", Kind::Finding, Status::Active, None, Some(0.6)),
+    ];
+    let mut request = RecallRequest::new("w", 5);
+    request.states = vec!["active", "superseded"];
+    let order = ids(&rank(&c, &request));
+    let position = |id| order.iter().position(|x| *x == id).unwrap();
+    assert!(position(2) < position(1), "{order:?}");
+}
+
+#[test]
+fn other_workspaces_are_never_returned_only_counted() {
+    let c = vec![
+        candidate(1, "other", Kind::Gotcha, Status::Active, Some(10.0), Some(0.99)),
+        candidate(2, "w", Kind::Gotcha, Status::Active, None, Some(0.1)),
+    ];
+    let answer = rank(&c, &RecallRequest::new("w", 5));
+    assert_eq!(ids(&answer), [2]);
+    assert_eq!(answer.hidden.get("other workspace"), Some(&1));
+}
+
+#[test]
+fn hidden_matches_are_limited_to_the_match_window() {
+    let mut c: Vec<Candidate> = (1..=30)
+        .map(|id| candidate(id, "w", Kind::Gotcha, Status::Active, None, Some(1.0 - id as f64 / 100.0)))
+        .collect();
+    c.push(candidate(99, "w", Kind::Gotcha, Status::StaleFlagged, None, Some(0.01)));
+    let answer = rank(&c, &RecallRequest::new("w", 5));
+    assert!(answer.hidden.is_empty(), "a stale note ranked 31st is not a match: {:?}", answer.hidden);
+}

@@ -1,0 +1,72 @@
+//! Lexical candidates from FTS5 (BM25 over title and body, porter stemming).
+//! The user's text is turned into an OR of its words, each quoted, so no
+//! character of a query can be FTS5 syntax and one missing word does not
+//! drop a note.
+
+use mnemo_core::NoteId;
+use rusqlite::params;
+
+use crate::error::StoreError;
+use crate::read::Scope;
+use crate::store::Store;
+
+/// BM25 weight of the title column relative to the body.
+pub const TITLE_WEIGHT: f64 = 2.0;
+
+const STOPWORDS: &[&str] = &[
+    "a", "about", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how", "i", "if",
+    "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "our", "should", "so", "that", "the", "their",
+    "there", "this", "to", "was", "we", "what", "when", "where", "which", "who", "why", "will", "with", "you",
+];
+
+/// The FTS5 MATCH expression for a free-text query; `None` when it has no words.
+pub fn match_expression(query: &str) -> Option<String> {
+    let mut words: Vec<String> = Vec::new();
+    for word in query.split(|c: char| !c.is_alphanumeric() && c != '_').filter(|w| !w.is_empty()) {
+        let word = word.to_lowercase();
+        if STOPWORDS.contains(&word.as_str()) || words.contains(&word) {
+            continue;
+        }
+        words.push(word);
+    }
+    if words.is_empty() {
+        return None;
+    }
+    Some(words.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(" OR "))
+}
+
+impl Store {
+    /// Up to `limit` notes matching `query`, best first, with their BM25
+    /// score (higher is better), within one workspace or across all.
+    pub fn lexical_matches(&self, query: &str, limit: usize, scope: &Scope) -> Result<Vec<(NoteId, f64)>, StoreError> {
+        let Some(expression) = match_expression(query) else { return Ok(Vec::new()) };
+        let workspace = match scope {
+            Scope::Workspace(w) => Some(w.as_str()),
+            Scope::All => None,
+        };
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT f.rowid, -bm25(notes_fts, ?4, 1.0) AS score FROM notes_fts f
+             WHERE notes_fts MATCH ?1 AND (?3 IS NULL OR f.rowid IN (SELECT id FROM notes WHERE workspace = ?3))
+             ORDER BY score DESC, f.rowid LIMIT ?2",
+        )?;
+        let rows =
+            stmt.query_map(params![expression, limit as i64, workspace, TITLE_WEIGHT], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queries_become_quoted_ors_of_their_words() {
+        assert_eq!(match_expression("How do I purge the X-Cache?").as_deref(), Some("\"purge\" OR \"x\" OR \"cache\""));
+        assert_eq!(match_expression("\"unbalanced AND (NEAR* ^").as_deref(), Some("\"unbalanced\" OR \"near\""));
+        assert_eq!(match_expression("the of a ??"), None);
+        assert_eq!(
+            match_expression("LARDER_CACHE_DIR src/lock.rs").as_deref(),
+            Some("\"larder_cache_dir\" OR \"src\" OR \"lock\" OR \"rs\"")
+        );
+    }
+}

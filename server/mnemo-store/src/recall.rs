@@ -1,0 +1,122 @@
+//! Recall against the store: gather candidates from FTS5 and from the vector
+//! index (each within the workspace and across all workspaces, so what other
+//! workspaces hold can be counted), resolve superseded notes to their live
+//! successors, and hand everything to the core ranking.
+
+use std::collections::{BTreeMap, HashSet};
+
+use mnemo_core::recall::{Candidate, RankingMode, RecallAnswer, RecallRequest, rank};
+use mnemo_core::{NoteId, Status};
+use rusqlite::OptionalExtension;
+
+use crate::error::StoreError;
+use crate::read::Scope;
+use crate::sql_codec::{StateColumns, parse};
+use crate::store::Store;
+
+/// Candidates taken from each source (lexical, vector), per scope.
+pub const DEFAULT_POOL: usize = 50;
+
+/// A ranked answer and the pool it was ranked from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecallOutcome {
+    pub answer: RecallAnswer,
+    pub candidates: Vec<Candidate>,
+}
+
+#[derive(Default)]
+struct Evidence {
+    lexical: Option<f64>,
+    similarity: Option<f64>,
+}
+
+impl Store {
+    /// Rank notes for `text` (and its embedding, when a model is loaded).
+    pub fn recall(
+        &self,
+        text: &str,
+        vector: Option<&[f32]>,
+        request: &RecallRequest,
+        pool: usize,
+    ) -> Result<RecallOutcome, StoreError> {
+        self.snapshot(|store| {
+            let scopes = [Scope::Workspace(request.workspace.clone()), Scope::All];
+            let mut evidence: BTreeMap<NoteId, Evidence> = BTreeMap::new();
+            if request.mode != RankingMode::VectorOnly {
+                for scope in &scopes {
+                    for (id, score) in store.lexical_matches(text, pool, scope)? {
+                        evidence.entry(id).or_default().lexical = Some(score);
+                    }
+                }
+            }
+            if let (Some(vector), true) = (vector, request.mode != RankingMode::LexicalOnly) {
+                for scope in &scopes {
+                    for (id, distance) in store.nearest(vector, pool, scope)? {
+                        evidence.entry(id).or_default().similarity = Some(1.0 - f64::from(distance));
+                    }
+                }
+            }
+            let mut candidates = Vec::with_capacity(evidence.len());
+            let mut seen: HashSet<NoteId> = HashSet::new();
+            for (id, e) in &evidence {
+                if let Some(c) = store.candidate(*id, e)? {
+                    seen.insert(c.id);
+                    candidates.push(c);
+                }
+            }
+            let successors: Vec<NoteId> =
+                candidates.iter().filter_map(|c| c.successor).filter(|s| !seen.contains(s)).collect();
+            for id in successors {
+                if seen.insert(id) {
+                    if let Some(c) = store.candidate(id, &Evidence::default())? {
+                        candidates.push(c);
+                    }
+                }
+            }
+            let answer = rank(&candidates, request);
+            Ok(RecallOutcome { answer, candidates })
+        })
+    }
+
+    fn candidate(&self, id: NoteId, evidence: &Evidence) -> Result<Option<Candidate>, StoreError> {
+        let row = self
+            .conn
+            .prepare_cached(
+                "SELECT n.workspace, n.kind, s.status, s.status_at, s.status_reason, s.superseded_by, s.provenance, s.live_since
+                 FROM notes n JOIN note_state s ON s.note_id = n.id WHERE n.id = ?1",
+            )?
+            .query_row([id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, StateColumns::from_row(r, 2)?)))
+            .optional()?;
+        let Some((workspace, kind, state)) = row else { return Ok(None) };
+        let status = state.into_state()?.status;
+        let successor = match status {
+            Status::Superseded { by } => Some(self.live_successor(by)?),
+            _ => None,
+        };
+        Ok(Some(Candidate {
+            id,
+            workspace,
+            kind: parse(&kind)?,
+            status,
+            successor,
+            lexical: evidence.lexical,
+            similarity: evidence.similarity,
+        }))
+    }
+
+    /// Follow a supersession chain to its end.
+    fn live_successor(&self, mut id: NoteId) -> Result<NoteId, StoreError> {
+        for _ in 0..64 {
+            let next: Option<Option<NoteId>> = self
+                .conn
+                .prepare_cached("SELECT superseded_by FROM note_state WHERE note_id = ?1")?
+                .query_row([id], |r| r.get(0))
+                .optional()?;
+            match next.flatten() {
+                Some(by) => id = by,
+                None => break,
+            }
+        }
+        Ok(id)
+    }
+}
