@@ -208,7 +208,7 @@ fn import_jsonl_loads_the_eval_corpus_and_queries_by_workspace_name() {
     assert!(refused.contains("provenance 'human' is reached only by a person"), "{refused}");
     assert_eq!(
         env.ok(&["import", "jsonl", corpus, "--as-human"]),
-        format!("imported 260 notes (317 events) from {corpus}\n")
+        format!("imported 260 notes (317 events, not embedded: no model) from {corpus}\n")
     );
     let ops = env.json(&["--workspace", "larder-ops", "list"]);
     assert_eq!(ops["notes"].as_array().unwrap().len(), 30);

@@ -6,4 +6,5 @@ mod cli_lifecycle;
 mod cli_reads;
 mod concurrency;
 mod mirror;
+mod recall;
 mod support;

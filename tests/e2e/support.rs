@@ -12,6 +12,19 @@ pub struct Env {
     pub home: PathBuf,
     pub root: PathBuf,
     pub store: PathBuf,
+    /// The model directory commands see: a missing one unless `with_model`.
+    pub model_dir: PathBuf,
+}
+
+/// The real packaged model, installed by `scripts/install-model` (scripts/test
+/// exports `MNEMO_MODEL_DIR`; otherwise the default data directory).
+pub fn installed_model_dir() -> PathBuf {
+    if let Ok(dir) = std::env::var("MNEMO_MODEL_DIR") {
+        return PathBuf::from(dir);
+    }
+    let home = std::env::var("HOME").expect("HOME");
+    let data = std::env::var("XDG_DATA_HOME").unwrap_or_else(|_| format!("{home}/.local/share"));
+    PathBuf::from(data).join("mnemo/model")
 }
 
 impl Env {
@@ -25,7 +38,20 @@ impl Env {
         let lock: String = (1..=30).map(|i| format!("line {i}\n")).collect();
         std::fs::write(root.join("src/lock.rs"), lock).unwrap();
         let store = home.join("data/memory.db");
-        Env { _dir: dir, home, root, store }
+        let model_dir = home.join("no-model");
+        Env { _dir: dir, home, root, store, model_dir }
+    }
+
+    /// An environment whose commands load the real embedding model.
+    pub fn with_model() -> Env {
+        let mut env = Env::new();
+        env.model_dir = installed_model_dir();
+        assert!(
+            env.model_dir.join("model.onnx").is_file(),
+            "no model at {}: run scripts/install-model (scripts/test does)",
+            env.model_dir.display()
+        );
+        env
     }
 
     pub fn command(&self, args: &[&str]) -> Command {
@@ -36,7 +62,9 @@ impl Env {
             .env_remove("XDG_DATA_HOME")
             .env("HOME", &self.home)
             .env("MNEMO_STORE", &self.store)
-            .env("MNEMO_NOW", NOW);
+            .env("MNEMO_NOW", NOW)
+            .env("MNEMO_MODEL_DIR", &self.model_dir)
+            .env_remove("ORT_DYLIB_PATH");
         cmd
     }
 

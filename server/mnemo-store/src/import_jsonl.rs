@@ -116,7 +116,7 @@ pub fn write(
     store: &mut Store,
     prepared: PreparedImport,
     now: Timestamp,
-    vectors: Option<(&[Vec<f32>], &str)>,
+    vectors: Option<(&[Vec<Vec<f32>>], &str)>,
 ) -> Result<ImportReport, ImportError> {
     let PreparedImport { records, actor } = prepared;
     Ok(store.write(|w| {
@@ -125,7 +125,7 @@ pub fn write(
         for r in &records {
             let id = w.create(&r.workspace, r.note.clone(), actor, r.created)?;
             if let Some(vector) = vectors.and_then(|(vectors, _)| vectors.get(report.notes)) {
-                w.put_vector(id, &r.workspace, vector, vectors.map_or("", |(_, model)| model))?;
+                w.put_vectors(id, &r.workspace, vector, vectors.map_or("", |(_, model)| model))?;
             }
             ids.insert(r.source_id, (id, r.created));
             report.ids.push((r.source_id, id));

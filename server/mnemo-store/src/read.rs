@@ -92,6 +92,9 @@ pub struct Stats {
     pub schema_version: i64,
     pub by_kind: BTreeMap<String, usize>,
     pub by_status: BTreeMap<String, usize>,
+    /// Notes with vectors, and the model that made them.
+    pub embedded_notes: usize,
+    pub embedding_model: Option<String>,
 }
 
 const NOTE_COLUMNS: &str =
@@ -245,6 +248,15 @@ impl Store {
             params![workspace],
             |r| r.get::<_, i64>(0),
         )? as usize;
+        if let Some(model) = self.vector_model()? {
+            stats.embedded_notes = self.conn.query_row(
+                "SELECT count(DISTINCT c.note_id) FROM note_vector_chunks c JOIN notes n ON n.id = c.note_id
+                 WHERE ?1 IS NULL OR n.workspace = ?1",
+                params![workspace],
+                |r| r.get::<_, i64>(0),
+            )? as usize;
+            stats.embedding_model = Some(model.identity);
+        }
         Ok(stats)
     }
 }

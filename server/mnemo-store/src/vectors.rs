@@ -1,8 +1,9 @@
 //! Note embeddings in a sqlite-vec `vec0` table (`note_vectors`, cosine
-//! distance, partitioned by workspace), with the identity of the model that
-//! made them in `vector_index`. Vectors are derived data: they are written
-//! through the one write path but never bump the epoch, and `reindex`
-//! replaces them all when the model changes.
+//! distance, partitioned by workspace): one row per embedded chunk of a note
+//! (`core::recall::embedding_chunks`), mapped to its note by
+//! `note_vector_chunks`; the identity of the model that made them is kept in
+//! `vector_index`. Vectors are derived data: written through the one write
+//! path but never bumping the epoch; `reindex` replaces them all.
 
 use std::sync::Once;
 
@@ -40,6 +41,15 @@ pub struct VectorModel {
     pub dims: usize,
 }
 
+/// A note that has no vector yet, with the text to embed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnembeddedNote {
+    pub id: NoteId,
+    pub workspace: String,
+    pub title: String,
+    pub body: String,
+}
+
 fn to_blob(vector: &[f32]) -> Vec<u8> {
     vector.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
@@ -56,59 +66,92 @@ impl Store {
         }
     }
 
-    /// Notes in `scope` without a vector, with the text to embed.
-    pub fn notes_without_vectors(&self, scope: &Scope) -> Result<Vec<(NoteId, String, String)>, StoreError> {
+    /// Notes in `scope` without vectors, with the text to embed.
+    pub fn notes_without_vectors(&self, scope: &Scope) -> Result<Vec<UnembeddedNote>, StoreError> {
         let has_table = self.vector_model()?.is_some();
         let workspace = match scope {
             Scope::Workspace(w) => Some(w.as_str()),
             Scope::All => None,
         };
         let sql = if has_table {
-            "SELECT id, title, body FROM notes WHERE (?1 IS NULL OR workspace = ?1)
-             AND id NOT IN (SELECT rowid FROM note_vectors) ORDER BY id"
+            "SELECT id, workspace, title, body FROM notes WHERE (?1 IS NULL OR workspace = ?1)
+             AND id NOT IN (SELECT note_id FROM note_vector_chunks) ORDER BY id"
         } else {
-            "SELECT id, title, body FROM notes WHERE (?1 IS NULL OR workspace = ?1) ORDER BY id"
+            "SELECT id, workspace, title, body FROM notes WHERE (?1 IS NULL OR workspace = ?1) ORDER BY id"
         };
         let mut stmt = self.conn.prepare(sql)?;
-        let rows = stmt.query_map(params![workspace], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        let rows = stmt.query_map(params![workspace], |r| {
+            Ok(UnembeddedNote { id: r.get(0)?, workspace: r.get(1)?, title: r.get(2)?, body: r.get(3)? })
+        })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// The `k` nearest notes to `query` by cosine distance, within one
-    /// workspace or across all; empty when no vectors are stored.
+    /// Every note in the store with the text to embed (for `reindex`).
+    pub fn note_texts(&self) -> Result<Vec<UnembeddedNote>, StoreError> {
+        let mut stmt = self.conn.prepare("SELECT id, workspace, title, body FROM notes ORDER BY id")?;
+        let rows = stmt.query_map([], |r| {
+            Ok(UnembeddedNote { id: r.get(0)?, workspace: r.get(1)?, title: r.get(2)?, body: r.get(3)? })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The `k` notes nearest to `query` (cosine similarity of their best
+    /// chunk), within one workspace or across all; empty without vectors.
     pub fn nearest(&self, query: &[f32], k: usize, scope: &Scope) -> Result<Vec<(NoteId, f32)>, StoreError> {
         if self.vector_model()?.is_none_or(|m| m.dims != query.len()) || k == 0 {
             return Ok(Vec::new());
         }
         let blob = to_blob(query);
-        let mut out = Vec::new();
-        match scope {
-            Scope::Workspace(w) => {
-                let mut stmt = self.conn.prepare_cached(
-                    "SELECT rowid, distance FROM note_vectors WHERE embedding MATCH ?1 AND k = ?2 AND workspace = ?3 ORDER BY distance",
-                )?;
-                for row in stmt.query_map(params![blob, k as i64, w], |r| Ok((r.get(0)?, r.get(1)?)))? {
-                    out.push(row?);
-                }
+        let chunks = (k * CHUNKS_PER_NOTE) as i64;
+        let workspace = match scope {
+            Scope::Workspace(w) => Some(w.as_str()),
+            Scope::All => None,
+        };
+        let knn = if workspace.is_some() {
+            "SELECT rowid, distance FROM note_vectors WHERE embedding MATCH ?1 AND k = ?2 AND workspace = ?3"
+        } else {
+            "SELECT rowid, distance FROM note_vectors WHERE embedding MATCH ?1 AND k = ?2"
+        };
+        let sql = format!(
+            "WITH knn AS ({knn}) SELECT c.note_id, knn.distance FROM knn JOIN note_vector_chunks c ON c.rowid = knn.rowid
+             ORDER BY knn.distance, c.note_id"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let mut best: Vec<(NoteId, f32)> = Vec::new();
+        let read = |r: &rusqlite::Row<'_>| Ok((r.get::<_, NoteId>(0)?, r.get::<_, f32>(1)?));
+        let rows: Vec<(NoteId, f32)> = match workspace {
+            Some(w) => stmt.query_map(params![blob, chunks, w], read)?.collect::<Result<_, _>>()?,
+            None => stmt.query_map(params![blob, chunks], read)?.collect::<Result<_, _>>()?,
+        };
+        for row in rows {
+            let (id, distance) = row;
+            if !best.iter().any(|(seen, _)| *seen == id) {
+                best.push((id, distance));
             }
-            Scope::All => {
-                let mut stmt = self.conn.prepare_cached(
-                    "SELECT rowid, distance FROM note_vectors WHERE embedding MATCH ?1 AND k = ?2 ORDER BY distance",
-                )?;
-                for row in stmt.query_map(params![blob, k as i64], |r| Ok((r.get(0)?, r.get(1)?)))? {
-                    out.push(row?);
-                }
+            if best.len() == k {
+                break;
             }
         }
-        Ok(out)
+        Ok(best)
     }
 }
 
+/// Chunks fetched per wanted note, so that notes with many close chunks do
+/// not crowd the others out of the pool.
+const CHUNKS_PER_NOTE: usize = 4;
+
 impl Writer<'_> {
-    /// Store the vector of note `id`, made by `model`. The first vector
-    /// creates the table with the model's dims; a vector from another model
-    /// is refused (run `mnemo reindex`).
-    pub fn put_vector(&mut self, id: NoteId, workspace: &str, vector: &[f32], model: &str) -> Result<(), StoreError> {
+    /// Store the chunk vectors of note `id`, made by `model` (replacing any it
+    /// had). The first vector creates the table with the model's dims; a
+    /// vector from another model is refused (run `mnemo reindex`).
+    pub fn put_vectors(
+        &mut self,
+        id: NoteId,
+        workspace: &str,
+        vectors: &[Vec<f32>],
+        model: &str,
+    ) -> Result<(), StoreError> {
+        let Some(dims) = vectors.first().map(Vec::len) else { return Ok(()) };
         let tx = self.transaction();
         let current: Option<String> =
             tx.query_row("SELECT value FROM vector_index WHERE key = 'model'", [], |r| r.get(0)).optional()?;
@@ -119,36 +162,57 @@ impl Writer<'_> {
                 )));
             }
             Some(_) => {}
-            None => create_vector_table(tx, model, vector.len())?,
+            None => create_vector_table(tx, model, dims)?,
         }
-        tx.prepare_cached("DELETE FROM note_vectors WHERE rowid = ?1")?.execute([id])?;
-        tx.prepare_cached("INSERT INTO note_vectors (rowid, workspace, embedding) VALUES (?1, ?2, ?3)")?
-            .execute(params![id, workspace, to_blob(vector)])?;
+        delete_chunks(tx, id)?;
+        let mut insert_chunk =
+            tx.prepare_cached("INSERT INTO note_vector_chunks (note_id) VALUES (?1) RETURNING rowid")?;
+        let mut insert_vector =
+            tx.prepare_cached("INSERT INTO note_vectors (rowid, workspace, embedding) VALUES (?1, ?2, ?3)")?;
+        for vector in vectors {
+            let rowid: i64 = insert_chunk.query_row([id], |r| r.get(0))?;
+            insert_vector.execute(params![rowid, workspace, to_blob(vector)])?;
+        }
         Ok(())
     }
 
     /// Drop every stored vector (before re-embedding with another model).
     pub fn clear_vectors(&mut self) -> Result<(), StoreError> {
-        let tx = self.transaction();
-        tx.execute_batch("DROP TABLE IF EXISTS note_vectors; DELETE FROM vector_index;")?;
+        self.transaction().execute_batch(
+            "DROP TABLE IF EXISTS note_vectors; DROP TABLE IF EXISTS note_vector_chunks; DELETE FROM vector_index;",
+        )?;
         Ok(())
     }
 
     pub(crate) fn delete_vector(&mut self, id: NoteId) -> Result<(), StoreError> {
         let tx = self.transaction();
         let exists: bool =
-            tx.query_row("SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'note_vectors')", [], |r| r.get(0))?;
+            tx.query_row("SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'note_vector_chunks')", [], |r| {
+                r.get(0)
+            })?;
         if exists {
-            tx.execute("DELETE FROM note_vectors WHERE rowid = ?1", [id])?;
+            delete_chunks(tx, id)?;
         }
         Ok(())
     }
 }
 
+fn delete_chunks(tx: &rusqlite::Transaction<'_>, id: NoteId) -> Result<(), StoreError> {
+    tx.prepare_cached(
+        "DELETE FROM note_vectors WHERE rowid IN (SELECT rowid FROM note_vector_chunks WHERE note_id = ?1)",
+    )?
+    .execute([id])?;
+    tx.prepare_cached("DELETE FROM note_vector_chunks WHERE note_id = ?1")?.execute([id])?;
+    Ok(())
+}
+
 fn create_vector_table(tx: &rusqlite::Transaction<'_>, model: &str, dims: usize) -> Result<(), StoreError> {
     tx.execute_batch(&format!(
         "DROP TABLE IF EXISTS note_vectors;
-         CREATE VIRTUAL TABLE note_vectors USING vec0(workspace text partition key, embedding float[{dims}] distance_metric=cosine);"
+         DROP TABLE IF EXISTS note_vector_chunks;
+         CREATE VIRTUAL TABLE note_vectors USING vec0(workspace text partition key, embedding float[{dims}] distance_metric=cosine);
+         CREATE TABLE note_vector_chunks (rowid INTEGER PRIMARY KEY, note_id INTEGER NOT NULL);
+         CREATE INDEX note_vector_chunks_by_note ON note_vector_chunks (note_id);"
     ))?;
     tx.execute("INSERT OR REPLACE INTO vector_index (key, value) VALUES ('model', ?1)", [model])?;
     tx.execute("INSERT OR REPLACE INTO vector_index (key, value) VALUES ('dims', ?1)", [dims.to_string()])?;

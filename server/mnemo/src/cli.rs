@@ -52,6 +52,16 @@ pub enum Command {
     Expire(Action),
     /// Delete a note and its events for good (the only delete)
     Forget(Forget),
+    /// Ranked recall: the index tier, what the filters hid, and which ranking ran
+    Recall(Recall),
+    /// Full bodies, anchors and provenance of notes
+    Expand(Expand),
+    /// The session-start bundle: every active directive, then the index tier for the query
+    Context(ContextArgs),
+    /// Re-embed every note with the loaded model (after installing or changing it)
+    Reindex,
+    /// Measure recall against labelled queries: recall@k, MRR, misses by stage
+    Eval(Eval),
     /// Render the read-only MEMORY.md mirror; --enable keeps it current after every write
     Export(Export),
     /// Render an editable checkout of the memory (stdout, or --out FILE)
@@ -178,6 +188,62 @@ pub struct Forget {
 }
 
 #[derive(Args)]
+pub struct Recall {
+    /// What you are about to do or want to know
+    #[arg(required = true, num_args = 1..)]
+    pub query: Vec<String>,
+    /// Only these kinds (repeatable) [default: every kind]
+    #[arg(long = "kind", value_parser = parse_word::<Kind>)]
+    pub kinds: Vec<Kind>,
+    #[arg(long, default_value_t = 10)]
+    pub limit: usize,
+    /// Return stale-flagged notes as results instead of counting them
+    #[arg(long)]
+    pub include_stale: bool,
+    /// Return superseded notes as results too (never above their successors)
+    #[arg(long)]
+    pub include_superseded: bool,
+    /// Print full bodies instead of the index tier
+    #[arg(long)]
+    pub expand: bool,
+}
+
+#[derive(Args)]
+pub struct Expand {
+    #[arg(required = true, value_parser = parse_id)]
+    pub ids: Vec<i64>,
+    #[arg(long)]
+    pub all_workspaces: bool,
+}
+
+#[derive(Args)]
+pub struct ContextArgs {
+    /// The task at hand; without it, the most recent notes follow the directives
+    pub query: Vec<String>,
+    #[arg(long, default_value_t = 10)]
+    pub limit: usize,
+}
+
+#[derive(Args)]
+pub struct Eval {
+    /// Labelled queries (the schema of eval/queries.jsonl)
+    #[arg(long)]
+    pub queries: PathBuf,
+    /// Load this corpus (eval/corpus.jsonl schema) into a fresh temporary
+    /// store first [default: query the current store; its ids must be the corpus ids]
+    #[arg(long)]
+    pub corpus: Option<PathBuf>,
+    #[arg(long, default_value_t = 5)]
+    pub k: usize,
+    /// Candidates taken from each source
+    #[arg(long, default_value_t = mnemo_store::recall::DEFAULT_POOL)]
+    pub pool: usize,
+    /// Fusion to measure: `weighted:VECTOR,LEXICAL` or `rrf:K,VECTOR,LEXICAL` [default: the built-in choice]
+    #[arg(long, value_parser = parse_fusion)]
+    pub fusion: Option<mnemo_core::recall::Fusion>,
+}
+
+#[derive(Args)]
 pub struct Export {
     /// Where to write, inside the workspace [default: the configured path, else MEMORY.md]
     #[arg(long, value_name = "FILE")]
@@ -223,6 +289,22 @@ pub enum ImportCommand {
 
 fn parse_word<T: std::str::FromStr<Err = mnemo_core::ParseEnumError>>(text: &str) -> Result<T, String> {
     text.parse().map_err(|e: mnemo_core::ParseEnumError| e.to_string())
+}
+
+fn parse_fusion(text: &str) -> Result<mnemo_core::recall::Fusion, String> {
+    use mnemo_core::recall::Fusion;
+    let bad = || {
+        format!("'{text}' is not a fusion; use weighted:VECTOR,LEXICAL (e.g. weighted:1,0.3) or rrf:K,VECTOR,LEXICAL")
+    };
+    let (name, numbers) = text.split_once(':').ok_or_else(bad)?;
+    let numbers: Vec<f64> =
+        numbers.split(',').map(|n| n.trim().parse().map_err(|_| bad())).collect::<Result<_, _>>()?;
+    match (name, numbers.as_slice()) {
+        ("weighted", [vector, lexical]) => Ok(Fusion::Weighted { vector: *vector, lexical: *lexical }),
+        ("rrf", [k, vector, lexical]) => Ok(Fusion::Rrf { k: *k, vector: *vector, lexical: *lexical }),
+        ("saturating", [lexical, half]) => Ok(Fusion::Saturating { lexical: *lexical, half: *half }),
+        _ => Err(bad()),
+    }
 }
 
 fn parse_id(text: &str) -> Result<i64, String> {

@@ -6,6 +6,7 @@ mod cli;
 mod commands;
 mod context;
 mod output;
+mod semantic;
 
 use std::process::ExitCode;
 

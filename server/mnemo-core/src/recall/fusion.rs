@@ -15,11 +15,15 @@ pub enum Fusion {
     Weighted { vector: f64, lexical: f64 },
     /// Reciprocal rank fusion: `Σ w / (k + rank)`.
     Rrf { k: f64, vector: f64, lexical: f64 },
+    /// `cosine + lexical · bm25 / (bm25 + half)`: BM25 counts by its absolute
+    /// strength, so a rare identifier (an error code, a flag) weighs a lot and
+    /// a few common words weigh little.
+    Saturating { lexical: f64, half: f64 },
 }
 
 impl Default for Fusion {
     fn default() -> Self {
-        Fusion::Weighted { vector: 1.0, lexical: 0.3 }
+        Fusion::Weighted { vector: 1.0, lexical: 0.05 }
     }
 }
 
@@ -28,6 +32,7 @@ impl Fusion {
         match self {
             Fusion::Weighted { vector, lexical } => format!("weighted (vector {vector}, lexical {lexical})"),
             Fusion::Rrf { k, vector, lexical } => format!("rrf (k {k}, vector {vector}, lexical {lexical})"),
+            Fusion::Saturating { lexical, half } => format!("saturating (lexical {lexical}, half {half})"),
         }
     }
 }
@@ -53,6 +58,14 @@ pub(super) fn scores(candidates: &[Candidate], mode: RankingMode, fusion: Fusion
                 for (id, s) in lexical {
                     *out.entry(id).or_default() += wl * s / best;
                 }
+            }
+        }
+        (RankingMode::Hybrid, Fusion::Saturating { lexical: wl, half }) => {
+            for (id, s) in vector {
+                *out.entry(id).or_default() += s;
+            }
+            for (id, s) in lexical {
+                *out.entry(id).or_default() += wl * s / (s + half);
             }
         }
         (RankingMode::Hybrid, Fusion::Rrf { k, vector: wv, lexical: wl }) => {

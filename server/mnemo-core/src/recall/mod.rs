@@ -6,12 +6,14 @@
 //! have ranked inside the match window is counted by reason, and hidden stale
 //! and superseded matches are named by id.
 
+mod chunks;
 pub mod eval;
 mod fusion;
 mod trust;
 
 use std::collections::{BTreeMap, HashMap};
 
+pub use chunks::embedding_chunks;
 pub use fusion::Fusion;
 pub use trust::trust_frame;
 

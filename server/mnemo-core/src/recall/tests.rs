@@ -34,6 +34,7 @@ fn ties_break_by_id_and_modes_use_their_evidence() {
     request.mode = RankingMode::LexicalOnly;
     assert_eq!(ids(&rank(&c, &request)), [3], "lexical only ranks only lexical matches");
     request.mode = RankingMode::Hybrid;
+    request.fusion = Fusion::Weighted { vector: 1.0, lexical: 0.3 };
     assert_eq!(ids(&rank(&c, &request)), [3, 1, 2], "0.25 + 0.3 × 1.0 beats 0.5; ties by id");
     request.fusion = Fusion::Rrf { k: 60.0, vector: 1.0, lexical: 1.0 };
     assert_eq!(ids(&rank(&c, &request)), [3, 1, 2]);

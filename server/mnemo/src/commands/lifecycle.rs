@@ -12,6 +12,7 @@ use super::remember::{bind_provenance, capture_anchors};
 use crate::cli::{Action, Forget, Supersede, WithReason};
 use crate::context::Context;
 use crate::output::print_json;
+use crate::semantic::Semantic;
 
 fn append(
     ctx: &Context,
@@ -88,7 +89,14 @@ pub fn supersede(ctx: &Context, args: Supersede) -> anyhow::Result<ExitCode> {
         anchors,
     };
     let actor = Context::actor(args.person.as_human);
-    let new_id = ctx.write(&mut store, |w| w.supersede(&scope, args.id, replacement, actor, ctx.now, args.reason))?;
+    let vectors = Semantic::load(ctx).vectors_for_new_note(&store, &replacement.title, &replacement.body);
+    let new_id = ctx.write(&mut store, |w| {
+        let new_id = w.supersede(&scope, args.id, replacement, actor, ctx.now, args.reason)?;
+        if let Some((vectors, model)) = &vectors {
+            w.put_vectors(new_id, &ctx.workspace.id, vectors, model)?;
+        }
+        Ok(new_id)
+    })?;
     if ctx.json {
         print_json(&json!({ "id": new_id, "supersedes": args.id }));
     } else {

@@ -1,9 +1,11 @@
 //! One module per group of subcommands; `run` dispatches.
 
+mod eval;
 mod export;
 mod import;
 mod lifecycle;
 mod read;
+mod recall;
 mod remember;
 mod store;
 
@@ -26,6 +28,11 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Promote(args) => lifecycle::promote(&ctx, args),
         Command::Expire(args) => lifecycle::expire(&ctx, args),
         Command::Forget(args) => lifecycle::forget(&ctx, args),
+        Command::Recall(args) => recall::recall(&ctx, args),
+        Command::Expand(args) => recall::expand(&ctx, args),
+        Command::Context(args) => recall::context(&ctx, args),
+        Command::Reindex => recall::reindex(&ctx),
+        Command::Eval(args) => eval::run(&ctx, args),
         Command::Export(args) => export::export(&ctx, args),
         Command::Checkout(args) => export::checkout(&ctx, args),
         Command::Store(command) => store::run(&ctx, command),

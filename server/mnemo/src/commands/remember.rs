@@ -11,6 +11,7 @@ use serde_json::json;
 use crate::cli::{Remember, RequestedProvenance};
 use crate::context::Context;
 use crate::output::print_json;
+use crate::semantic::Semantic;
 
 pub fn run(ctx: &Context, args: Remember) -> anyhow::Result<ExitCode> {
     let actor = Context::actor(args.person.as_human);
@@ -31,7 +32,14 @@ pub fn run(ctx: &Context, args: Remember) -> anyhow::Result<ExitCode> {
         anchors,
     };
     let mut store = ctx.open()?;
-    let id = ctx.write(&mut store, |w| w.create(&ctx.workspace.id, note, actor, ctx.now))?;
+    let vectors = Semantic::load(ctx).vectors_for_new_note(&store, &note.title, &note.body);
+    let id = ctx.write(&mut store, |w| {
+        let id = w.create(&ctx.workspace.id, note, actor, ctx.now)?;
+        if let Some((vectors, model)) = &vectors {
+            w.put_vectors(id, &ctx.workspace.id, vectors, model)?;
+        }
+        Ok(id)
+    })?;
     if ctx.json {
         print_json(&json!({ "id": id, "provenance": provenance }));
     } else {

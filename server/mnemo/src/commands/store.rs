@@ -45,6 +45,10 @@ pub fn run(ctx: &Context, command: StoreCommand) -> anyhow::Result<ExitCode> {
             println!("epoch       {}", stats.epoch);
             println!("notes       {}", stats.notes);
             println!("events      {}", stats.events);
+            match &stats.embedding_model {
+                Some(model) => println!("embedded    {} notes ({model})", stats.embedded_notes),
+                None => println!("embedded    0 notes (no vectors stored)"),
+            }
             for (kind, n) in &stats.by_kind {
                 println!("  kind {kind:<12} {n}");
             }

@@ -1,0 +1,207 @@
+//! `mnemo eval`: the miss-rate harness. Runs labelled queries (the schema of
+//! eval/queries.jsonl) against a store — a fresh temporary one loaded from
+//! `--corpus`, or the current one — in hybrid, lexical-only and vector-only
+//! modes, and reports recall@k, MRR, misses by stage, silent stale misses and
+//! cross-workspace leaks.
+
+use std::collections::{HashMap, HashSet};
+use std::io::BufRead;
+use std::process::ExitCode;
+
+use anyhow::{Context as _, anyhow};
+use mnemo_core::recall::eval::{EvalReport, QueryCase, QueryOutcome, evaluate};
+use mnemo_core::recall::{RankingMode, RecallRequest};
+use mnemo_core::{Actor, NoteId, Status};
+use mnemo_store::{Scope, Store, import_jsonl};
+use serde_json::{Value, json};
+
+use crate::cli::Eval;
+use crate::context::Context;
+use crate::output::print_json;
+use crate::semantic::Semantic;
+
+struct Query {
+    qid: String,
+    text: String,
+    workspace: String,
+    category: String,
+    relevant: Vec<i64>,
+}
+
+fn read_queries(path: &std::path::Path) -> anyhow::Result<Vec<Query>> {
+    let file = std::fs::File::open(path).with_context(|| format!("cannot open {}; check the path", path.display()))?;
+    let mut queries = Vec::new();
+    for (index, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let bad = |what: &str| anyhow!("{} line {}: {what}", path.display(), index + 1);
+        let v: Value = serde_json::from_str(&line).map_err(|e| bad(&format!("not JSON: {e}")))?;
+        let text = |key: &str| v[key].as_str().map(str::to_string).ok_or_else(|| bad(&format!("`{key}` is missing")));
+        let relevant = v["relevant"].as_array().ok_or_else(|| bad("`relevant` is not a list"))?;
+        queries.push(Query {
+            qid: text("qid")?,
+            text: text("query")?,
+            workspace: text("workspace")?,
+            category: text("category")?,
+            relevant: relevant
+                .iter()
+                .map(|id| id.as_i64().ok_or_else(|| bad("`relevant` holds a non-integer")))
+                .collect::<Result<_, _>>()?,
+        });
+    }
+    Ok(queries)
+}
+
+pub fn run(ctx: &Context, args: Eval) -> anyhow::Result<ExitCode> {
+    let queries = read_queries(&args.queries)?;
+    let mut semantic = Semantic::load(ctx);
+    let temp = tempfile_dir()?;
+    let (store, ids) = match &args.corpus {
+        Some(corpus) => load_corpus(corpus, &temp, &mut semantic, ctx)?,
+        None => (ctx.open()?, None),
+    };
+    let map =
+        |id: i64| -> NoteId { ids.as_ref().and_then(|m: &HashMap<i64, NoteId>| m.get(&id).copied()).unwrap_or(id) };
+    let (mode, reason) = semantic.ranking(&store);
+    let texts: Vec<&str> = queries.iter().map(|q| q.text.as_str()).collect();
+    let vectors: Option<Vec<Vec<f32>>> = match mode {
+        RankingMode::LexicalOnly => None,
+        _ => semantic
+            .embedder()
+            .map(|e| e.embed(&texts))
+            .transpose()
+            .map_err(|e| anyhow!("embedding the queries: {e}"))?,
+    };
+    let fusion = args.fusion.unwrap_or_default();
+    let modes: Vec<RankingMode> = if vectors.is_some() {
+        vec![RankingMode::Hybrid, RankingMode::LexicalOnly, RankingMode::VectorOnly]
+    } else {
+        vec![RankingMode::LexicalOnly]
+    };
+    let mut reports: Vec<(RankingMode, EvalReport)> = Vec::new();
+    for mode in modes {
+        let mut runs = Vec::with_capacity(queries.len());
+        for (index, query) in queries.iter().enumerate() {
+            let mut request = RecallRequest::new(query.workspace.clone(), args.k.max(20));
+            request.mode = mode;
+            request.fusion = fusion;
+            let vector = vectors.as_ref().map(|v| v[index].as_slice());
+            let outcome = store.recall(&query.text, vector, &request, args.pool)?;
+            let relevant: Vec<NoteId> = query.relevant.iter().map(|id| map(*id)).collect();
+            let workspace_of: HashMap<NoteId, &str> =
+                outcome.candidates.iter().map(|c| (c.id, c.workspace.as_str())).collect();
+            let results: Vec<NoteId> = outcome.answer.results.iter().map(|r| r.id).collect();
+            let filtered: HashSet<NoteId> = relevant
+                .iter()
+                .copied()
+                .filter(|id| store.note(&Scope::All, *id).map(|v| v.state.status != Status::Active).unwrap_or(true))
+                .collect();
+            runs.push((
+                QueryCase { qid: query.qid.clone(), category: query.category.clone(), relevant },
+                QueryOutcome {
+                    leaked: results
+                        .iter()
+                        .copied()
+                        .filter(|id| workspace_of.get(id).is_some_and(|w| *w != query.workspace))
+                        .collect(),
+                    results,
+                    candidates: outcome.candidates.iter().map(|c| c.id).collect(),
+                    filtered,
+                    hidden_stale: outcome.answer.hidden_stale.clone(),
+                },
+            ));
+        }
+        reports.push((mode, evaluate(&runs, args.k)));
+    }
+    let (primary_mode, primary) = &reports[0];
+    let ranking = match (primary_mode, &reason) {
+        (RankingMode::Hybrid, _) => format!("hybrid, {}", fusion.describe()),
+        (mode, Some(reason)) => format!("{} ({reason})", mode.name()),
+        (mode, None) => mode.name().to_string(),
+    };
+    if ctx.json {
+        let mut body = serde_json::to_value(primary)?;
+        body["ranking"] = json!(ranking);
+        for (mode, report) in &reports[1..] {
+            let key = if *mode == RankingMode::LexicalOnly { "lexical_only" } else { "vector_only" };
+            body[key] = serde_json::to_value(report)?;
+        }
+        print_json(&body);
+    } else {
+        print_text(&ranking, &reports);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn tempfile_dir() -> anyhow::Result<TempDir> {
+    let base = std::env::temp_dir().join(format!("mnemo-eval-{}", std::process::id()));
+    std::fs::create_dir_all(&base).with_context(|| format!("cannot create {}", base.display()))?;
+    Ok(TempDir(base))
+}
+
+/// A directory removed when dropped.
+struct TempDir(std::path::PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn load_corpus(
+    corpus: &std::path::Path,
+    temp: &TempDir,
+    semantic: &mut Semantic,
+    ctx: &Context,
+) -> anyhow::Result<(Store, Option<HashMap<i64, NoteId>>)> {
+    let file =
+        std::fs::File::open(corpus).with_context(|| format!("cannot open {}; check the path", corpus.display()))?;
+    let prepared = import_jsonl::prepare(std::io::BufReader::new(file), Actor::Human)?;
+    let embedded = semantic.embed_notes(&prepared.texts()).map_err(|e| anyhow!("embedding the corpus: {e}"))?;
+    let mut store = Store::open(&temp.0.join("eval.db"))?;
+    let vectors = embedded.as_ref().map(|(v, model)| (v.as_slice(), model.as_str()));
+    let report = import_jsonl::write(&mut store, prepared, ctx.now, vectors)?;
+    Ok((store, Some(report.ids.into_iter().collect())))
+}
+
+fn print_text(ranking: &str, reports: &[(RankingMode, EvalReport)]) {
+    let (_, primary) = &reports[0];
+    println!("ranking: {ranking}");
+    println!("{} queries, {} answerable; k = {}", primary.queries, primary.answerable, primary.k);
+    println!(
+        "\n| run | recall@k | MRR | miss rate | filtered | not in candidates | below cutoff | silent stale misses | leaks |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for (mode, r) in reports {
+        println!(
+            "| {} | {:.3} | {:.3} | {:.3} | {} | {} | {} | {} | {} |",
+            mode.name(),
+            r.recall_at_k,
+            r.mrr,
+            r.miss_rate,
+            r.misses_by_stage["filtered"],
+            r.misses_by_stage["not_in_candidates"],
+            r.misses_by_stage["below_cutoff"],
+            r.silent_stale_misses.len(),
+            r.cross_workspace_leaks.len()
+        );
+    }
+    println!(
+        "\n| category | queries | {} |",
+        reports.iter().map(|(m, _)| format!("{} recall@k", m.name())).collect::<Vec<_>>().join(" | ")
+    );
+    println!("|---|---:|{}", "---:|".repeat(reports.len()));
+    for (category, c) in &primary.by_category {
+        let cells: Vec<String> =
+            reports.iter().map(|(_, r)| format!("{:.3}", r.by_category[category].recall_at_k)).collect();
+        println!("| {category} | {} | {} |", c.queries, cells.join(" | "));
+    }
+    if !primary.silent_stale_misses.is_empty() {
+        println!("\nsilent stale misses: {}", primary.silent_stale_misses.join(", "));
+    }
+    if !primary.cross_workspace_leaks.is_empty() {
+        println!("cross-workspace leaks: {}", primary.cross_workspace_leaks.join(", "));
+    }
+}

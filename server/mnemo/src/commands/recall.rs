@@ -1,0 +1,271 @@
+//! `recall`, `expand`, `context` and `reindex`. Every recall answer says
+//! what its filters hid and which ranking ran; nothing is hidden silently.
+
+use std::process::ExitCode;
+
+use mnemo_core::index_line::index_line;
+use mnemo_core::recall::{RankingMode, RecallAnswer, RecallRequest, trust_frame};
+use mnemo_core::{Kind, NoteView, Status};
+use mnemo_store::recall::DEFAULT_POOL;
+use mnemo_store::{Scope, Store};
+use serde_json::{Value, json};
+
+use crate::cli::{ContextArgs, Expand, Recall};
+use crate::context::Context;
+use crate::output::{note_json, note_text, print_json};
+use crate::semantic::Semantic;
+
+/// A recall run: the answer, the notes it returned, and the ranking that ran.
+struct Answer {
+    answer: RecallAnswer,
+    views: Vec<NoteView>,
+    mode: RankingMode,
+    reason: Option<String>,
+}
+
+fn run_recall(
+    ctx: &Context,
+    store: &mut Store,
+    semantic: &mut Semantic,
+    text: &str,
+    mut request: RecallRequest,
+) -> anyhow::Result<Answer> {
+    if let Err(e) = semantic.catch_up(store, &Scope::All) {
+        eprintln!("warning: could not embed notes written without a model: {e}");
+    }
+    let (mode, reason) = semantic.ranking(store);
+    request.mode = mode;
+    let vector = match mode {
+        RankingMode::LexicalOnly => None,
+        _ => semantic.embedder().and_then(|e| e.embed(&[text]).ok()).and_then(|mut v| v.pop()),
+    };
+    let outcome = store.recall(text, vector.as_deref(), &request, DEFAULT_POOL)?;
+    let scope = ctx.scope(false);
+    let views = outcome.answer.results.iter().map(|r| store.note(&scope, r.id)).collect::<Result<Vec<_>, _>>()?;
+    Ok(Answer { answer: outcome.answer, views, mode, reason })
+}
+
+fn hidden_line(answer: &RecallAnswer) -> String {
+    if answer.hidden.is_empty() {
+        return "hidden: nothing".into();
+    }
+    let parts: Vec<String> = answer
+        .hidden
+        .iter()
+        .map(|(reason, count)| match *reason {
+            "stale" => format!("{count} stale ({})", ids(&answer.hidden_stale)),
+            "superseded" => {
+                let pairs: Vec<String> = answer
+                    .hidden_superseded
+                    .iter()
+                    .map(|(id, successor)| match successor {
+                        Some(s) => format!("#{id} → #{s}"),
+                        None => format!("#{id}"),
+                    })
+                    .collect();
+                format!("{count} superseded ({})", pairs.join(", "))
+            }
+            other => format!("{count} {other}"),
+        })
+        .collect();
+    format!("hidden: {}", parts.join(", "))
+}
+
+fn ids(ids: &[i64]) -> String {
+    ids.iter().map(|id| format!("#{id}")).collect::<Vec<_>>().join(", ")
+}
+
+fn ranking_line(mode: RankingMode, reason: &Option<String>) -> String {
+    match reason {
+        Some(reason) => format!("ranking: {} ({reason})", mode.name()),
+        None => format!("ranking: {}", mode.name()),
+    }
+}
+
+fn answer_json(ctx: &Context, a: &Answer) -> Value {
+    let results: Vec<Value> = a
+        .views
+        .iter()
+        .enumerate()
+        .map(|(index, view)| {
+            let ranked = a.answer.results.get(index);
+            let mut note = note_json(view, ctx.now);
+            note["score"] = json!(ranked.map(|r| r.score));
+            note["replaces"] = json!(ranked.and_then(|r| r.via_superseded));
+            note["trust"] = json!(trust_frame(view.state.provenance, view.note.content.quote.as_deref()));
+            note
+        })
+        .collect();
+    json!({
+        "results": results,
+        "hidden": a.answer.hidden,
+        "hidden_stale": a.answer.hidden_stale,
+        "hidden_superseded": a.answer.hidden_superseded.iter().map(|(id, s)| json!({"id": id, "successor": s})).collect::<Vec<_>>(),
+        "ranking": a.mode.name(),
+        "ranking_reason": a.reason,
+    })
+}
+
+fn print_index(ctx: &Context, a: &Answer) {
+    for (index, view) in a.views.iter().enumerate() {
+        let line = index_line(&view.note, &view.state, ctx.now);
+        match a.answer.results.get(index).and_then(|r| r.via_superseded) {
+            Some(old) => println!("{line} (replaces #{old}, which matched)"),
+            None => println!("{line}"),
+        }
+        if let Some(quote) = view.note.content.quote.as_deref() {
+            println!("    {}", trust_frame(view.state.provenance, Some(quote)));
+        }
+    }
+}
+
+fn print_expanded(views: &[NoteView]) {
+    for (i, view) in views.iter().enumerate() {
+        if i > 0 {
+            println!("---");
+        }
+        println!("({})", trust_frame(view.state.provenance, view.note.content.quote.as_deref()));
+        print!("{}", note_text(view));
+    }
+}
+
+pub fn recall(ctx: &Context, args: Recall) -> anyhow::Result<ExitCode> {
+    let text = args.query.join(" ");
+    let mut store = ctx.open()?;
+    let mut semantic = Semantic::load(ctx);
+    let mut request = RecallRequest::new(ctx.workspace.id.clone(), args.limit.max(1));
+    request.kinds = args.kinds;
+    if args.include_stale {
+        request.states.push(Status::StaleFlagged.name());
+    }
+    if args.include_superseded {
+        request.states.push("superseded");
+    }
+    let answer = run_recall(ctx, &mut store, &mut semantic, &text, request)?;
+    if ctx.json {
+        print_json(&answer_json(ctx, &answer));
+        return Ok(ExitCode::SUCCESS);
+    }
+    if answer.views.is_empty() {
+        println!("no notes match in workspace {}", ctx.workspace.id);
+    } else if args.expand {
+        print_expanded(&answer.views);
+    } else {
+        print_index(ctx, &answer);
+    }
+    println!("{}", hidden_line(&answer.answer));
+    println!("{}", ranking_line(answer.mode, &answer.reason));
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn expand(ctx: &Context, args: Expand) -> anyhow::Result<ExitCode> {
+    let store = ctx.open()?;
+    let scope = ctx.scope(args.all_workspaces);
+    let views = args.ids.iter().map(|id| store.note(&scope, *id)).collect::<Result<Vec<_>, _>>()?;
+    if ctx.json {
+        let notes: Vec<Value> = views
+            .iter()
+            .map(|v| {
+                let mut note = note_json(v, ctx.now);
+                note["trust"] = json!(trust_frame(v.state.provenance, v.note.content.quote.as_deref()));
+                note
+            })
+            .collect();
+        print_json(&json!(notes));
+    } else {
+        print_expanded(&views);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn context(ctx: &Context, args: ContextArgs) -> anyhow::Result<ExitCode> {
+    let mut store = ctx.open()?;
+    let directives: Vec<NoteView> = store
+        .notes(&ctx.scope(false))?
+        .into_iter()
+        .filter(|v| v.note.content.kind == Kind::Directive && v.state.status == Status::Active)
+        .collect();
+    let text = args.query.join(" ");
+    let mut semantic = Semantic::load(ctx);
+    let (mode, reason) = semantic.ranking(&store);
+    let relevant = if text.trim().is_empty() {
+        let mut recent: Vec<NoteView> = store
+            .notes(&ctx.scope(false))?
+            .into_iter()
+            .filter(|v| v.state.status == Status::Active && v.note.content.kind != Kind::Directive)
+            .collect();
+        recent.reverse();
+        recent.truncate(args.limit);
+        Answer { answer: RecallAnswer::default(), views: recent, mode, reason }
+    } else {
+        let mut request = RecallRequest::new(ctx.workspace.id.clone(), args.limit.max(1));
+        request.kinds = Kind::ALL.iter().copied().filter(|k| *k != Kind::Directive).collect();
+        let mut answer = run_recall(ctx, &mut store, &mut semantic, &text, request)?;
+        answer.answer.hidden.remove("other kind");
+        answer
+    };
+    if ctx.json {
+        let directives: Vec<Value> = directives
+            .iter()
+            .map(|v| {
+                let mut note = note_json(v, ctx.now);
+                note["trust"] = json!(trust_frame(v.state.provenance, v.note.content.quote.as_deref()));
+                note
+            })
+            .collect();
+        let mut body = answer_json(ctx, &relevant);
+        body["directives"] = json!(directives);
+        print_json(&body);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("## Standing directives ({})", directives.len());
+    for view in &directives {
+        println!(
+            "- [#{}] {} — {}",
+            view.note.id,
+            view.note.content.title,
+            trust_frame(view.state.provenance, view.note.content.quote.as_deref())
+        );
+        for line in view.note.content.body.lines() {
+            println!("  {line}");
+        }
+    }
+    let heading =
+        if text.trim().is_empty() { "Recent notes".to_string() } else { format!("Notes relevant to: {text}") };
+    println!("\n## {heading}");
+    print_index(ctx, &relevant);
+    if !text.trim().is_empty() {
+        println!("{}", hidden_line(&relevant.answer));
+    }
+    println!("{}", ranking_line(relevant.mode, &relevant.reason));
+    println!("(`mnemo expand ID` shows a note in full)");
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn reindex(ctx: &Context) -> anyhow::Result<ExitCode> {
+    let mut store = ctx.open()?;
+    let mut semantic = Semantic::load(ctx);
+    let identity = match semantic.embedder() {
+        Some(embedder) => embedder.identity().to_string(),
+        None => {
+            let (_, reason) = semantic.ranking(&store);
+            anyhow::bail!("cannot reindex without a model: {}", reason.unwrap_or_default());
+        }
+    };
+    let notes = store.note_texts()?;
+    let texts: Vec<(&str, &str)> = notes.iter().map(|n| (n.title.as_str(), n.body.as_str())).collect();
+    let (vectors, model) = semantic.embed_notes(&texts).map_err(anyhow::Error::msg)?.expect("the model is loaded");
+    store.write(|w| {
+        w.clear_vectors()?;
+        for (note, vector) in notes.iter().zip(&vectors) {
+            w.put_vectors(note.id, &note.workspace, vector, &model)?;
+        }
+        Ok(())
+    })?;
+    if ctx.json {
+        print_json(&json!({ "notes": notes.len(), "model": identity }));
+    } else {
+        println!("re-embedded {} notes with {identity}", notes.len());
+    }
+    Ok(ExitCode::SUCCESS)
+}

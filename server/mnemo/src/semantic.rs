@@ -1,0 +1,125 @@
+//! The embedding side of the binary: load the model once per process (from
+//! `MNEMO_MODEL_DIR`/`ORT_DYLIB_PATH`, `[recall]` in the workspace config, or
+//! the directory `scripts/install-model` fills), embed notes as they are
+//! written, embed notes written while no model was available, and say which
+//! ranking recall can run and why.
+
+use std::io::IsTerminal;
+
+use mnemo_core::model::{normalize_body, normalize_title};
+use mnemo_core::recall::RankingMode;
+use mnemo_core::recall::embedding_chunks;
+use mnemo_embed::{Embedder, ModelLocation, default_model_dir};
+use mnemo_store::config::WorkspaceConfig;
+use mnemo_store::{Scope, Store};
+
+use crate::context::Context;
+
+/// The model, or why there is none.
+pub struct Semantic {
+    embedder: Result<Embedder, String>,
+}
+
+impl Semantic {
+    /// Load the model this context is configured with. Never fails: a missing
+    /// or broken model makes recall lexical-only, with the reason.
+    pub fn load(ctx: &Context) -> Semantic {
+        let config = WorkspaceConfig::load(ctx.workspace.root.as_deref()).unwrap_or_default();
+        let env = |name: &str| std::env::var(name).ok();
+        let default = default_model_dir(env("XDG_DATA_HOME").as_deref(), env("HOME").as_deref());
+        let location = ModelLocation::resolve(
+            env("MNEMO_MODEL_DIR").as_deref(),
+            env("ORT_DYLIB_PATH").as_deref(),
+            config.recall.model_dir.as_deref(),
+            config.recall.onnxruntime.as_deref(),
+            default,
+        );
+        let embedder = match location {
+            Some(location) => Embedder::load(&location).map_err(|e| e.to_string()),
+            None => Err("no model location: set MNEMO_MODEL_DIR or HOME".to_string()),
+        };
+        Semantic { embedder }
+    }
+
+    /// Which ranking can run against `store`, and the reason when it is not hybrid.
+    pub fn ranking(&self, store: &Store) -> (RankingMode, Option<String>) {
+        let embedder = match &self.embedder {
+            Ok(embedder) => embedder,
+            Err(reason) => return (RankingMode::LexicalOnly, Some(reason.clone())),
+        };
+        match store.vector_model() {
+            Ok(Some(model)) if model.identity != embedder.identity() => (
+                RankingMode::LexicalOnly,
+                Some(format!(
+                    "the stored vectors were made by '{}', the loaded model is '{}'; run `mnemo reindex`",
+                    model.identity,
+                    embedder.identity()
+                )),
+            ),
+            Ok(_) => (RankingMode::Hybrid, None),
+            Err(e) => (RankingMode::LexicalOnly, Some(e.to_string())),
+        }
+    }
+
+    pub fn embedder(&mut self) -> Option<&mut Embedder> {
+        self.embedder.as_mut().ok()
+    }
+
+    /// The vectors of a note about to be written to `store`: `None` without a
+    /// model, when the store's vectors come from another model, or on failure
+    /// (the note is then embedded later by `catch_up` or `reindex`).
+    pub fn vectors_for_new_note(&mut self, store: &Store, title: &str, body: &str) -> Option<(Vec<Vec<f32>>, String)> {
+        if self.ranking(store).0 != RankingMode::Hybrid {
+            return None;
+        }
+        let (title, body) = (normalize_title(title), normalize_body(body));
+        self.embed_notes(&[(&title, &body)]).ok().flatten().and_then(|(mut v, model)| Some((v.pop()?, model)))
+    }
+
+    /// Embed the chunks of each note (title, body) in batches, with a
+    /// progress bar on a terminal. `None` without a model.
+    pub fn embed_notes(&mut self, notes: &[(&str, &str)]) -> Result<Option<(Vec<Vec<Vec<f32>>>, String)>, String> {
+        let Ok(embedder) = self.embedder.as_mut() else { return Ok(None) };
+        let chunked: Vec<Vec<String>> = notes.iter().map(|(title, body)| embedding_chunks(title, body)).collect();
+        let texts: Vec<&str> = chunked.iter().flatten().map(String::as_str).collect();
+        let mut flat: Vec<Vec<f32>> = Vec::with_capacity(texts.len());
+        let progress = std::io::stderr().is_terminal() && texts.len() > mnemo_embed::BATCH_SIZE * 4;
+        for batch in texts.chunks(mnemo_embed::BATCH_SIZE * 4) {
+            flat.extend(embedder.embed(batch).map_err(|e| e.to_string())?);
+            if progress {
+                let done = flat.len();
+                let width = 30 * done / texts.len();
+                eprint!("\rembedding [{}{}] {done}/{} chunks", "#".repeat(width), " ".repeat(30 - width), texts.len());
+            }
+        }
+        if progress {
+            eprintln!();
+        }
+        let mut flat = flat.into_iter();
+        let grouped = chunked.iter().map(|chunks| flat.by_ref().take(chunks.len()).collect()).collect();
+        Ok(Some((grouped, embedder.identity().to_string())))
+    }
+
+    /// Embed every note in `scope` that has no vector yet (written while no
+    /// model was available). Returns how many were embedded.
+    pub fn catch_up(&mut self, store: &mut Store, scope: &Scope) -> Result<usize, String> {
+        if self.embedder.is_err() || self.ranking(store).0 != RankingMode::Hybrid {
+            return Ok(0);
+        }
+        let missing = store.notes_without_vectors(scope).map_err(|e| e.to_string())?;
+        if missing.is_empty() {
+            return Ok(0);
+        }
+        let texts: Vec<(&str, &str)> = missing.iter().map(|n| (n.title.as_str(), n.body.as_str())).collect();
+        let Some((vectors, model)) = self.embed_notes(&texts)? else { return Ok(0) };
+        store
+            .write(|w| {
+                for (note, vector) in missing.iter().zip(&vectors) {
+                    w.put_vectors(note.id, &note.workspace, vector, &model)?;
+                }
+                Ok(())
+            })
+            .map_err(|e| e.to_string())?;
+        Ok(missing.len())
+    }
+}
