@@ -140,6 +140,11 @@ mod tests {
     }
 
     #[test]
+    fn display_is_rfc3339() {
+        assert_eq!(Timestamp(1_785_585_845).to_string(), "2026-08-01T12:04:05Z");
+    }
+
+    #[test]
     fn invalid_dates_are_refused() {
         for bad in [
             "2026-02-29",

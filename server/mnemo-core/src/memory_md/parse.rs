@@ -3,7 +3,8 @@
 //! column, and keeps going. A mirror header makes it refuse the whole text:
 //! the mirror is never parsed back into the store.
 
-use super::{AnchorLink, Entry, MIRROR_HEADER, StateMarker, section_title};
+use super::render::render_anchor;
+use super::{AnchorLink, Entry, StateMarker, section_title};
 use crate::model::{Kind, NoteId, Priority};
 use crate::time::Timestamp;
 
@@ -64,7 +65,7 @@ pub fn parse_checkout(text: &str) -> ParsedCheckout {
     let lines: Vec<&str> = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
     let mut out = ParsedCheckout::default();
     let header = lines.first().copied().unwrap_or("");
-    if header.starts_with(MIRROR_HEADER) || header.starts_with("<!-- mnemo mirror") {
+    if header.starts_with("<!-- mnemo mirror") {
         out.refused_mirror = true;
         out.error(0, header, "this is the read-only mirror, which is never checked in; edit a checkout (`mnemo checkout` or \"mnemo: Edit Memory\")");
         return out;
@@ -127,7 +128,7 @@ pub fn parse_checkout(text: &str) -> ParsedCheckout {
 fn parse_header(line: &str) -> Option<(String, i64)> {
     let inner = line.strip_prefix("<!-- mnemo checkout · workspace ")?.strip_suffix(" -->")?;
     let (workspace, epoch) = inner.rsplit_once(" · epoch ")?;
-    if workspace.is_empty() || epoch.is_empty() || !epoch.bytes().all(|b| b.is_ascii_digit()) {
+    if workspace.is_empty() || !epoch.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
     Some((workspace.to_string(), epoch.parse().ok()?))
@@ -270,18 +271,12 @@ fn parse_continuation(lines: &[&str], first_line: usize, out: &mut ParsedCheckou
 }
 
 /// `[path:10-24](path#L10-L24)` with both halves agreeing.
+/// Only the canonical rendering counts, so that what is read back renders
+/// to the same bytes.
 pub(crate) fn parse_anchor(line: &str) -> Option<AnchorLink> {
-    let inner = line.strip_prefix('[')?.strip_suffix(')')?;
-    let (label, target) = inner.split_once("](")?;
+    let label = line.strip_prefix('[')?.split_once("](")?.0;
     let (path, range) = label.rsplit_once(':')?;
     let (start, end) = range.split_once('-')?;
-    let (start_line, end_line): (u32, u32) = (start.parse().ok()?, end.parse().ok()?);
-    if path.is_empty()
-        || target != format!("{path}#L{start_line}-L{end_line}")
-        || start.starts_with('+')
-        || end.starts_with('+')
-    {
-        return None;
-    }
-    Some(AnchorLink { path: path.to_string(), start_line, end_line })
+    let anchor = AnchorLink { path: path.to_string(), start_line: start.parse().ok()?, end_line: end.parse().ok()? };
+    (!path.is_empty() && render_anchor(&anchor) == line).then_some(anchor)
 }

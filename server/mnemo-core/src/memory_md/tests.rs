@@ -235,6 +235,54 @@ stray text
 }
 
 #[test]
+fn headers_titles_ids_and_indentation_are_checked_exactly() {
+    let header = |line: &str| parse_checkout(&format!("{line}\n# Memory · w\n")).epoch;
+    assert_eq!(header("<!-- mnemo checkout · workspace /w · epoch 12 -->"), Some(12));
+    assert_eq!(header("<!-- mnemo checkout · workspace  · epoch 12 -->"), None, "empty workspace");
+    assert_eq!(header("<!-- mnemo checkout · workspace /w · epoch  -->"), None, "empty epoch");
+    assert_eq!(header("<!-- mnemo checkout · workspace /w · epoch -1 -->"), None);
+    assert_eq!(header("<!-- mnemo checkout · workspace /w · epoch 12"), None);
+
+    let text = "<!-- mnemo checkout · workspace /w · epoch 1 -->\n# Memory · w\n\n## Tasks\n\n- [#0] 2026-01-01 · low · zero\n\n- [#1] 2026-01-01 · low · ok\n   three spaces keep one\n \tmixed\n\n# Memory · again\n";
+    let parsed = parse_checkout(text);
+    assert_eq!(parsed.display_name.as_deref(), Some("w"));
+    let found: Vec<(usize, usize, usize, &str)> =
+        parsed.diagnostics.iter().map(|d| (d.line, d.start_column, d.end_column, d.message.as_str())).collect();
+    assert_eq!(
+        found,
+        [
+            (5, 0, 32, "'#0' is not a note id"),
+            (9, 0, 2, "body lines are indented by exactly two spaces"),
+            (11, 0, 17, "the `# Memory` title belongs on line 2 only"),
+        ]
+    );
+    assert_eq!(parsed.entries[0].entry.body, " three spaces keep one\nmixed");
+}
+
+#[test]
+fn only_exact_anchor_links_are_anchors() {
+    let entry = |last: &str| {
+        let text = format!(
+            "<!-- mnemo checkout · workspace /w · epoch 1 -->\n# Memory · w\n\n## Tasks\n\n- low · t\n  {last}\n"
+        );
+        let parsed = parse_checkout(&text);
+        let e = &parsed.entries[0].entry;
+        (e.anchors.len(), e.body.clone())
+    };
+    assert_eq!(entry("[a.rs:1-2](a.rs#L1-L2)"), (1, String::new()));
+    for not_anchor in [
+        "[a.rs:1-2](b.rs#L1-L2)",
+        "[a.rs:+1-2](a.rs#L1-L2)",
+        "[a.rs:1-+2](a.rs#L1-L2)",
+        "[:1-2](#L1-L2)",
+        "[a.rs:01-2](a.rs#L1-L2)",
+        "[a.rs:1-2](a.rs#L1-L2",
+    ] {
+        assert_eq!(entry(not_anchor), (0, not_anchor.to_string()), "{not_anchor}");
+    }
+}
+
+#[test]
 fn typed_markers_without_dates_parse() {
     let text = "<!-- mnemo checkout · workspace /w · epoch 3 -->\n# Memory · w\n\n## Gotchas\n\n- [#4] 2026-06-02 · high · REVOKED (wrong) · t\n\n- [#5] 2026-06-02 · high · STALE (moved) · u\n\n- [#6] 2026-06-02 · high · EXPIRED · v\n";
     let markers: Vec<Option<StateMarker>> = parse_checkout(text).entries.into_iter().map(|e| e.entry.marker).collect();
