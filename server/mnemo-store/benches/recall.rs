@@ -1,0 +1,99 @@
+//! Benchmark: hybrid recall on generated stores of 1k, 10k and 100k notes
+//! with the real packaged model (`scripts/install-model`; `MNEMO_MODEL_DIR`
+//! or the default directory). Reports import throughput with embedding
+//! (batched) and warm recall latency, p50 and p95 over 50 queries, with and
+//! without embedding the query. Run with
+//! `cargo bench -p mnemo-store --bench recall` (pass sizes to override).
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::corpus;
+use mnemo_core::recall::{RecallRequest, embedding_chunks};
+use mnemo_core::{Actor, Timestamp};
+use mnemo_embed::{Embedder, ModelLocation, default_model_dir};
+use mnemo_store::Store;
+use mnemo_store::import_jsonl::{prepare, write};
+use mnemo_store::recall::DEFAULT_POOL;
+
+const QUERIES: [&str; 10] = [
+    "why does the proxy drop the cache after a config reload",
+    "restart the daemon safely while it holds the lock",
+    "which timeout applies to upstream requests",
+    "how do I purge a prefix from the segment store",
+    "metrics for eviction under memory pressure",
+    "tls certificate reload without downtime",
+    "header size limits on the proxy",
+    "index rebuild takes too long after restart",
+    "what is the eviction policy of the segment cache",
+    "config option for upstream keepalive",
+];
+
+fn percentile(samples: &mut [Duration], p: f64) -> f64 {
+    samples.sort();
+    let index = ((samples.len() as f64 - 1.0) * p).round() as usize;
+    samples[index].as_secs_f64() * 1e3
+}
+
+fn main() {
+    let sizes: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let sizes = if sizes.is_empty() { vec![1_000, 10_000, 100_000] } else { sizes };
+    let env = |name: &str| std::env::var(name).ok();
+    let location = ModelLocation::resolve(
+        env("MNEMO_MODEL_DIR").as_deref(),
+        env("ORT_DYLIB_PATH").as_deref(),
+        None,
+        None,
+        default_model_dir(env("XDG_DATA_HOME").as_deref(), env("HOME").as_deref()),
+    )
+    .expect("a model location");
+    let mut embedder = Embedder::load(&location).unwrap_or_else(|e| panic!("{e}"));
+    println!(
+        "| notes | import with embedding | notes/s | recall p50 | recall p95 | ranking only p50 | ranking only p95 |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|---:|");
+    for count in sizes {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("memory.db")).unwrap();
+        let text = corpus(count);
+        let started = Instant::now();
+        let prepared = prepare(text.as_bytes(), Actor::Agent).unwrap();
+        let chunks: Vec<Vec<String>> = prepared.texts().iter().map(|(t, b)| embedding_chunks(t, b)).collect();
+        let flat: Vec<&str> = chunks.iter().flatten().map(String::as_str).collect();
+        let vectors = embedder.embed(&flat).unwrap();
+        let mut vectors = vectors.into_iter();
+        let grouped: Vec<Vec<Vec<f32>>> = chunks.iter().map(|c| vectors.by_ref().take(c.len()).collect()).collect();
+        let identity = embedder.identity().to_string();
+        write(&mut store, prepared, Timestamp(1_800_000_000), Some((&grouped, &identity))).unwrap();
+        let import_time = started.elapsed();
+
+        let request = RecallRequest::new("bench", 10);
+        let query_vectors = embedder.embed(&QUERIES).unwrap();
+        for (query, vector) in QUERIES.iter().zip(&query_vectors) {
+            store.recall(query, Some(vector), &request, DEFAULT_POOL).unwrap();
+        }
+        let (mut full, mut ranking) = (Vec::new(), Vec::new());
+        for round in 0..5 {
+            for (index, query) in QUERIES.iter().enumerate() {
+                let started = Instant::now();
+                let vector = embedder.embed(&[*query]).unwrap().pop().unwrap();
+                let answer = store.recall(query, Some(&vector), &request, DEFAULT_POOL).unwrap();
+                full.push(started.elapsed());
+                assert!(!answer.answer.results.is_empty(), "round {round}");
+                let started = Instant::now();
+                store.recall(query, Some(&query_vectors[index]), &request, DEFAULT_POOL).unwrap();
+                ranking.push(started.elapsed());
+            }
+        }
+        println!(
+            "| {count} | {:.1} s | {:.0} | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} ms |",
+            import_time.as_secs_f64(),
+            count as f64 / import_time.as_secs_f64(),
+            percentile(&mut full, 0.5),
+            percentile(&mut full, 0.95),
+            percentile(&mut ranking, 0.5),
+            percentile(&mut ranking, 0.95),
+        );
+    }
+}
