@@ -208,6 +208,18 @@ fn a_changed_or_broken_model_falls_back_to_lexical_and_reindex_recovers() {
     assert_eq!(json["ranking"], "lexical only");
     assert!(json["ranking_reason"].as_str().unwrap().starts_with("cannot load the embedding model"), "{json}");
     assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+    let no_runtime = env.home.join("no-runtime");
+    std::fs::create_dir_all(&no_runtime).unwrap();
+    for file in ["model.onnx", "tokenizer.json", "config.json", "special_tokens_map.json", "tokenizer_config.json"] {
+        std::os::unix::fs::symlink(std::fs::canonicalize(env.model_dir.join(file)).unwrap(), no_runtime.join(file))
+            .unwrap();
+    }
+    let out = env.command(&["recall", "daemon", "--json"]).env("MNEMO_MODEL_DIR", &no_runtime).output().unwrap();
+    assert!(out.status.success());
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["ranking"], "lexical only");
+    assert!(json["ranking_reason"].as_str().unwrap().starts_with("cannot load ONNX Runtime from"), "{json}");
+
     let reindex = env.command(&["reindex"]).env("MNEMO_MODEL_DIR", &broken).output().unwrap();
     assert_eq!(reindex.status.code(), Some(1));
     assert!(

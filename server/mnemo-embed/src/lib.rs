@@ -91,13 +91,16 @@ impl Embedder {
         self.dims
     }
 
-    /// Embed `texts` in batches; every vector has unit length.
+    /// Embed `texts` in batches; every vector has unit length. Texts are
+    /// handed to the runtime a few batches at a time, so memory stays flat
+    /// however many there are.
     pub fn embed<S: AsRef<str> + Send + Sync>(&mut self, texts: &[S]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        if texts.is_empty() {
-            return Ok(Vec::new());
+        let mut out = Vec::with_capacity(texts.len());
+        for slice in texts.chunks(BATCH_SIZE * 4) {
+            let vectors = self.model.embed(slice, Some(BATCH_SIZE)).map_err(|e| EmbedError::Embed(e.to_string()))?;
+            out.extend(vectors.into_iter().map(unit_length));
         }
-        let vectors = self.model.embed(texts, Some(BATCH_SIZE)).map_err(|e| EmbedError::Embed(e.to_string()))?;
-        Ok(vectors.into_iter().map(unit_length).collect())
+        Ok(out)
     }
 }
 

@@ -42,6 +42,17 @@ fn the_packaged_model_embeds_related_texts_closer_than_unrelated_ones() {
 }
 
 #[test]
+fn a_text_embeds_the_same_alone_and_in_a_batch_with_longer_texts() {
+    let mut embedder = Embedder::load(&installed()).unwrap();
+    let short = "restart the daemon";
+    let long = "a much longer text about caches, segments, eviction policies, upstream timeouts and the proxy's configuration reload path, padded well beyond the short one";
+    let alone = embedder.embed(&[short]).unwrap().pop().unwrap();
+    let batched = embedder.embed(&[long, short]).unwrap().pop().unwrap();
+    let similarity = cosine(&alone, &batched);
+    assert!(similarity > 0.999, "padding leaks into the pooled vector: cosine {similarity}");
+}
+
+#[test]
 fn a_missing_model_or_runtime_is_an_error_not_a_panic() {
     let empty = tempfile::tempdir().unwrap();
     let err = Embedder::load(&ModelLocation {

@@ -40,7 +40,12 @@ impl Store {
         pool: usize,
     ) -> Result<RecallOutcome, StoreError> {
         self.snapshot(|store| {
-            let scopes = [Scope::Workspace(request.workspace.clone()), Scope::All];
+            // Across all workspaces too, to count what others hold; skipped when
+            // there are no others (it would scan the same notes twice).
+            let mut scopes = vec![Scope::Workspace(request.workspace.clone())];
+            if store.has_other_workspaces(&request.workspace)? {
+                scopes.push(Scope::All);
+            }
             let mut evidence: BTreeMap<NoteId, Evidence> = BTreeMap::new();
             if request.mode != RankingMode::VectorOnly {
                 for scope in &scopes {
@@ -76,6 +81,11 @@ impl Store {
             let answer = rank(&candidates, request);
             Ok(RecallOutcome { answer, candidates })
         })
+    }
+
+    fn has_other_workspaces(&self, workspace: &str) -> Result<bool, StoreError> {
+        let sql = "SELECT EXISTS (SELECT 1 FROM notes WHERE workspace < ?1) OR EXISTS (SELECT 1 FROM notes WHERE workspace > ?1)";
+        Ok(self.conn.prepare_cached(sql)?.query_row([workspace], |r| r.get(0))?)
     }
 
     fn candidate(&self, id: NoteId, evidence: &Evidence) -> Result<Option<Candidate>, StoreError> {

@@ -197,12 +197,17 @@ impl Writer<'_> {
     }
 }
 
+/// Point deletes by rowid: a `rowid IN (subquery)` against vec0 scans the
+/// whole table, which made bulk imports quadratic.
 fn delete_chunks(tx: &rusqlite::Transaction<'_>, id: NoteId) -> Result<(), StoreError> {
-    tx.prepare_cached(
-        "DELETE FROM note_vectors WHERE rowid IN (SELECT rowid FROM note_vector_chunks WHERE note_id = ?1)",
-    )?
-    .execute([id])?;
-    tx.prepare_cached("DELETE FROM note_vector_chunks WHERE note_id = ?1")?.execute([id])?;
+    let rowids: Vec<i64> = tx
+        .prepare_cached("SELECT rowid FROM note_vector_chunks WHERE note_id = ?1")?
+        .query_map([id], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    for rowid in rowids {
+        tx.prepare_cached("DELETE FROM note_vectors WHERE rowid = ?1")?.execute([rowid])?;
+        tx.prepare_cached("DELETE FROM note_vector_chunks WHERE rowid = ?1")?.execute([rowid])?;
+    }
     Ok(())
 }
 
