@@ -6,7 +6,7 @@
 mod parse;
 mod render;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub(crate) use parse::parse_anchor;
 pub use parse::{Diagnostic, ParsedCheckout, ParsedEntry, Severity, parse_checkout, split_marker};

@@ -46,6 +46,9 @@ pub struct ParsedCheckout {
     pub diagnostics: Vec<Diagnostic>,
     /// True when the text is the read-only mirror: nothing was read.
     pub refused_mirror: bool,
+    /// Ids on entry lines that could not be read: present, but not understood
+    /// (a check-in must leave those notes alone, not take them as deleted).
+    pub unreadable_ids: Vec<NoteId>,
 }
 
 impl ParsedCheckout {
@@ -114,7 +117,12 @@ pub fn parse_checkout(text: &str) -> ParsedCheckout {
                     };
                     out.entries.push(ParsedEntry { entry, first_line: index, last_line: last });
                 }
-                Err(message) => out.error(index, line, message),
+                Err(message) => {
+                    out.error(index, line, message);
+                    if let Some(id) = leading_id(rest) {
+                        out.unreadable_ids.push(id);
+                    }
+                }
             }
             index = last + 1;
         } else {
@@ -123,6 +131,12 @@ pub fn parse_checkout(text: &str) -> ParsedCheckout {
         }
     }
     out
+}
+
+/// The id of `[#12] …`, however broken the rest of the line is.
+fn leading_id(rest: &str) -> Option<NoteId> {
+    let digits = rest.strip_prefix("[#")?.split(']').next()?;
+    digits.parse().ok()
 }
 
 fn parse_header(line: &str) -> Option<(String, i64)> {
@@ -186,10 +200,9 @@ fn parse_entry(rest: &str, section: Option<Kind>) -> Result<EntryLine, String> {
     if title.trim().is_empty() {
         return Err("the title is empty".into());
     }
-    if title != title.trim() {
-        return Err("the title has leading or trailing spaces".into());
-    }
-    Ok((id, created, priority, marker, title.to_string()))
+    // Spaces around a title are insignificant (FORMAT.md); the canonical
+    // rendering has none.
+    Ok((id, created, priority, marker, title.trim().to_string()))
 }
 
 /// Split a state marker off the front of `text` when `text` is `MARKER · rest`.

@@ -347,7 +347,7 @@ fn status_strategy() -> impl Strategy<Value = (Status, Option<String>)> {
     ]
 }
 
-fn store_strategy() -> impl Strategy<Value = Vec<NoteView>> {
+pub(crate) fn store_strategy() -> impl Strategy<Value = Vec<NoteView>> {
     let note = (
         0usize..7,
         0usize..3,

@@ -1,0 +1,241 @@
+//! Check-in planning, pure: compare the checkout's base entries, the entries
+//! a person saved, and the store's entries now, and turn every difference
+//! into a [`Change`] — or into a diagnostic or a [`Conflict`] when it cannot
+//! be applied (FORMAT.md, "Editing a checkout" and "Conflicts").
+//!
+//! Per entry, never all-or-nothing: each entry is judged on its own. An
+//! entry the person did not touch yields nothing, whatever the store did
+//! meanwhile; an entry both sides changed is a conflict and is not applied.
+//! The store applies the changes through the one write path.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::memory_md::{AnchorLink, Diagnostic, Entry, ParsedCheckout, Severity, StateMarker};
+use crate::model::{Kind, NoteId, Priority, normalize_body, normalize_reason, normalize_title};
+
+/// The reason recorded when a person deletes an entry.
+pub const DELETED_REASON: &str = "deleted in MEMORY.md";
+
+/// What a person's edit asks of the store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// A new entry (no id): a note with provenance `human`.
+    Create {
+        line: usize,
+        content: Content,
+    },
+    Revoke {
+        line: usize,
+        id: NoteId,
+        reason: String,
+    },
+    FlagStale {
+        line: usize,
+        id: NoteId,
+        reason: String,
+    },
+    Reinstate {
+        line: usize,
+        id: NoteId,
+    },
+    /// Changed content or section: a new note replaces the old one.
+    Supersede {
+        line: usize,
+        id: NoteId,
+        content: Content,
+    },
+}
+
+/// The editable content of an entry, normalised as the store keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Content {
+    pub kind: Kind,
+    pub priority: Priority,
+    pub title: String,
+    pub body: String,
+    pub anchors: Vec<AnchorLink>,
+}
+
+/// An entry both the person and the store changed since the checkout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Conflict {
+    pub line: usize,
+    pub id: NoteId,
+    /// The person's version; `None` when they deleted it.
+    pub mine: Option<Entry>,
+    /// The store's version now; `None` when it was forgotten.
+    pub theirs: Option<Entry>,
+}
+
+/// Everything a check-in would do and everything it refuses.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CheckinPlan {
+    pub changes: Vec<Change>,
+    pub conflicts: Vec<Conflict>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The lifecycle state an entry's marker shows, dates aside.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Shown {
+    Active,
+    Revoked(String),
+    Stale(String),
+    Expired,
+    Superseded(NoteId),
+}
+
+fn shown(entry: &Entry) -> Shown {
+    match &entry.marker {
+        None => Shown::Active,
+        Some(StateMarker::Revoked { reason, .. }) => Shown::Revoked(normalize_reason(reason)),
+        Some(StateMarker::Stale { reason, .. }) => Shown::Stale(normalize_reason(reason)),
+        Some(StateMarker::Expired { .. }) => Shown::Expired,
+        Some(StateMarker::Superseded { by, .. }) => Shown::Superseded(*by),
+    }
+}
+
+fn content(entry: &Entry) -> Content {
+    Content {
+        kind: entry.kind,
+        priority: entry.priority,
+        title: normalize_title(&entry.title),
+        body: normalize_body(&entry.body),
+        anchors: entry.anchors.clone(),
+    }
+}
+
+/// Whether two versions of an entry differ in anything a person can edit.
+fn differs(a: &Entry, b: &Entry) -> bool {
+    content(a) != content(b) || shown(a) != shown(b)
+}
+
+fn diagnostic(line: usize, severity: Severity, message: String) -> Diagnostic {
+    Diagnostic { line, start_column: 0, end_column: 0, severity, message }
+}
+
+/// Plan the check-in of `edited` against its `base` entries and the store's
+/// `current` entries of the same workspace.
+pub fn plan_checkin(base: &[Entry], edited: &ParsedCheckout, current: &[Entry]) -> CheckinPlan {
+    let mut plan = CheckinPlan { diagnostics: edited.diagnostics.clone(), ..CheckinPlan::default() };
+    if edited.refused_mirror {
+        return plan;
+    }
+    if edited.epoch.is_none() {
+        plan.diagnostics.push(diagnostic(0, Severity::Error, "nothing was checked in: without the checkout header the edit has no base; restore line 1 from a fresh checkout".into()));
+        return plan;
+    }
+    let base_by_id: HashMap<NoteId, &Entry> = base.iter().filter_map(|e| Some((e.id?, e))).collect();
+    let current_by_id: HashMap<NoteId, &Entry> = current.iter().filter_map(|e| Some((e.id?, e))).collect();
+    let mut seen: HashSet<NoteId> = HashSet::new();
+    for parsed in &edited.entries {
+        let line = parsed.first_line;
+        let mine = &parsed.entry;
+        let Some(id) = mine.id else {
+            plan.changes.push(Change::Create { line, content: content(mine) });
+            continue;
+        };
+        if !seen.insert(id) {
+            plan.diagnostics.push(diagnostic(
+                line,
+                Severity::Error,
+                format!("#{id} appears twice; keep one entry per note"),
+            ));
+            continue;
+        }
+        let Some(before) = base_by_id.get(&id) else {
+            let message = if current_by_id.contains_key(&id) {
+                format!("#{id} was not in this checkout; take a fresh checkout to edit it")
+            } else {
+                format!("there is no note #{id} in this workspace; remove the id to create a new note")
+            };
+            plan.diagnostics.push(diagnostic(line, Severity::Error, message));
+            continue;
+        };
+        if before.created != mine.created {
+            plan.diagnostics.push(diagnostic(
+                line,
+                Severity::Error,
+                format!("the date of #{id} is the note's creation date and cannot be changed"),
+            ));
+            continue;
+        }
+        judge(&mut plan, line, id, before, Some(mine), current_by_id.get(&id).copied());
+    }
+    for before in base {
+        let Some(id) = before.id else { continue };
+        if !seen.contains(&id) && !edited.unreadable_ids.contains(&id) {
+            judge(&mut plan, 0, id, before, None, current_by_id.get(&id).copied());
+        }
+    }
+    plan
+}
+
+/// One entry the checkout held: what the person did to it, against what the store did.
+fn judge(plan: &mut CheckinPlan, line: usize, id: NoteId, before: &Entry, mine: Option<&Entry>, now: Option<&Entry>) {
+    let person_changed = mine.is_none_or(|m| differs(m, before));
+    if !person_changed {
+        return;
+    }
+    let store_changed = now.is_none_or(|n| differs(n, before));
+    if store_changed {
+        plan.conflicts.push(Conflict { line, id, mine: mine.cloned(), theirs: now.cloned() });
+        plan.diagnostics.push(diagnostic(
+            line,
+            Severity::Error,
+            format!("#{id} changed in the store since this checkout; keep mine or take theirs"),
+        ));
+        return;
+    }
+    let refuse =
+        |plan: &mut CheckinPlan, message: String| plan.diagnostics.push(diagnostic(line, Severity::Error, message));
+    let was = shown(before);
+    let Some(mine) = mine else {
+        if matches!(was, Shown::Active | Shown::Stale(_)) {
+            plan.changes.push(Change::Revoke { line, id, reason: DELETED_REASON.into() });
+        }
+        return;
+    };
+    if let Shown::Superseded(by) = was {
+        refuse(plan, format!("#{id} was superseded by #{by}; edit #{by}"));
+        return;
+    }
+    let wants = shown(mine);
+    if content(mine) != content(before) {
+        match (&was, &wants) {
+            (Shown::Active, Shown::Active) => plan.changes.push(Change::Supersede { line, id, content: content(mine) }),
+            (Shown::Active, _) => refuse(plan, format!("#{id}: change its text or its state, not both in one save")),
+            _ => refuse(plan, format!("#{id} is not active; remove its marker (reinstate it) before editing its text")),
+        }
+        return;
+    }
+    match (was, wants) {
+        (Shown::Active | Shown::Stale(_), Shown::Revoked(reason)) => {
+            plan.changes.push(Change::Revoke { line, id, reason })
+        }
+        (Shown::Active, Shown::Stale(reason)) => plan.changes.push(Change::FlagStale { line, id, reason }),
+        (Shown::Revoked(_) | Shown::Stale(_) | Shown::Expired, Shown::Active) => {
+            plan.changes.push(Change::Reinstate { line, id })
+        }
+        (_, Shown::Superseded(_)) => {
+            refuse(plan, format!("#{id}: SUPERSEDED is set by editing the newer note, not typed"))
+        }
+        (_, Shown::Expired) => {
+            refuse(plan, format!("#{id}: EXPIRED is set by mnemo, not typed; use REVOKED (reason) instead"))
+        }
+        (from, to) => refuse(plan, format!("#{id}: cannot go from {} to {}", name(&from), name(&to))),
+    }
+}
+
+fn name(shown: &Shown) -> &'static str {
+    match shown {
+        Shown::Active => "active",
+        Shown::Revoked(_) => "revoked",
+        Shown::Stale(_) => "stale",
+        Shown::Expired => "expired",
+        Shown::Superseded(_) => "superseded",
+    }
+}
+
+#[cfg(test)]
+mod tests;

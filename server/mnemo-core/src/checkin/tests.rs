@@ -1,0 +1,219 @@
+//! Check-in planning by data: every edit of FORMAT.md's table, conflicts,
+//! refusals, and the law that an unchanged checkout checks in as nothing.
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::memory_md::tests::store_strategy;
+use crate::memory_md::{Flavour, entries_of, parse_checkout, render};
+
+const BASE: &str = "\
+<!-- mnemo checkout · workspace /w · epoch 7 -->
+# Memory · w
+
+## Directives
+
+- [#1] 2026-06-02 · high · Run tests inside the venv
+  The global python lacks the pinned deps.
+
+## Tasks
+
+## Gotchas
+
+- [#2] 2026-06-03 · medium · Lock order matters
+  [src/lock.rs:10-24](src/lock.rs#L10-L24)
+
+- [#3] 2026-06-04 · low · STALE 2026-06-09 (lock.rs changed) · Daemon restarts need the lock
+
+- [#4] 2026-06-04 · low · REVOKED 2026-06-09 (wrong) · Old advice
+
+## Findings
+
+- [#5] 2026-06-05 · medium · SUPERSEDED 2026-06-10 by #6 · Cache hit ratio is 0.91
+
+- [#6] 2026-06-10 · medium · Cache hit ratio is 0.93
+
+## References
+
+## Decisions
+
+## Operational
+";
+
+fn entries(text: &str) -> Vec<Entry> {
+    parse_checkout(text).entries.into_iter().map(|e| e.entry).collect()
+}
+
+fn plan(edited: &str) -> CheckinPlan {
+    let base = entries(BASE);
+    plan_checkin(&base, &parse_checkout(edited), &base)
+}
+
+fn edit(from: &str, to: &str) -> String {
+    assert!(BASE.contains(from), "{from}");
+    BASE.replacen(from, to, 1)
+}
+
+fn content_of(kind: Kind, priority: Priority, title: &str, body: &str) -> Content {
+    Content { kind, priority, title: title.into(), body: body.into(), anchors: vec![] }
+}
+
+#[test]
+fn an_unchanged_checkout_and_insignificant_whitespace_check_in_as_nothing() {
+    assert_eq!(plan(BASE), CheckinPlan::default());
+    let crlf = BASE.replace('\n', "\r\n");
+    assert_eq!(plan(&crlf), CheckinPlan::default());
+    let spaced = edit("Lock order matters", "Lock  order matters   ").replace("\n\n## Findings", "\n\n\n\n## Findings");
+    let spaced = spaced.replace("pinned deps.", "pinned deps.   ");
+    assert_eq!(plan(&spaced), CheckinPlan::default());
+}
+
+#[test]
+fn each_edit_maps_to_its_change() {
+    let cases: Vec<(String, Change)> = vec![
+        (
+            edit("- [#2] 2026-06-03 · medium · Lock order matters\n  [src/lock.rs:10-24](src/lock.rs#L10-L24)\n\n", ""),
+            Change::Revoke { line: 0, id: 2, reason: DELETED_REASON.into() },
+        ),
+        (
+            edit("medium · Lock order", "medium · REVOKED (wrong order) · Lock order"),
+            Change::Revoke { line: 12, id: 2, reason: "wrong order".into() },
+        ),
+        (
+            edit("medium · Lock order", "medium · STALE (lock.rs moved) · Lock order"),
+            Change::FlagStale { line: 12, id: 2, reason: "lock.rs moved".into() },
+        ),
+        (edit("STALE 2026-06-09 (lock.rs changed) · ", ""), Change::Reinstate { line: 15, id: 3 }),
+        (edit("REVOKED 2026-06-09 (wrong) · ", ""), Change::Reinstate { line: 17, id: 4 }),
+        (
+            edit("STALE 2026-06-09 (lock.rs changed)", "REVOKED (obsolete)"),
+            Change::Revoke { line: 15, id: 3, reason: "obsolete".into() },
+        ),
+        (
+            edit("Lock order matters", "Lock order: A before B"),
+            Change::Supersede {
+                line: 12,
+                id: 2,
+                content: Content {
+                    anchors: vec![AnchorLink { path: "src/lock.rs".into(), start_line: 10, end_line: 24 }],
+                    ..content_of(Kind::Gotcha, Priority::Medium, "Lock order: A before B", "")
+                },
+            },
+        ),
+        (
+            edit("medium · Lock order matters", "high · Lock order matters"),
+            Change::Supersede {
+                line: 12,
+                id: 2,
+                content: Content {
+                    anchors: vec![AnchorLink { path: "src/lock.rs".into(), start_line: 10, end_line: 24 }],
+                    ..content_of(Kind::Gotcha, Priority::High, "Lock order matters", "")
+                },
+            },
+        ),
+        (
+            edit("  [src/lock.rs:10-24](src/lock.rs#L10-L24)\n", ""),
+            Change::Supersede {
+                line: 12,
+                id: 2,
+                content: content_of(Kind::Gotcha, Priority::Medium, "Lock order matters", ""),
+            },
+        ),
+        (
+            edit("## Tasks\n\n", "## Tasks\n\n- high · Port the cache\n  Step 1 of 3.\n\n"),
+            Change::Create {
+                line: 10,
+                content: content_of(Kind::Task, Priority::High, "Port the cache", "Step 1 of 3."),
+            },
+        ),
+    ];
+    for (text, expected) in cases {
+        let plan = plan(&text);
+        assert_eq!(plan.changes, vec![expected], "{:?}\n{text}", plan.diagnostics);
+        assert!(plan.conflicts.is_empty() && plan.diagnostics.is_empty(), "{plan:?}");
+    }
+}
+
+#[test]
+fn moving_an_entry_to_another_section_supersedes_it_with_the_new_kind() {
+    let moved = edit("## Decisions\n", "## Decisions\n\n- [#1] 2026-06-02 · high · Run tests inside the venv\n  The global python lacks the pinned deps.\n")
+        .replacen("- [#1] 2026-06-02 · high · Run tests inside the venv\n  The global python lacks the pinned deps.\n\n", "", 1);
+    let plan = plan(&moved);
+    assert_eq!(plan.diagnostics, vec![]);
+    assert!(
+        matches!(&plan.changes[..], [Change::Supersede { id: 1, content, .. }] if content.kind == Kind::Decision),
+        "{plan:?}"
+    );
+}
+
+#[test]
+fn refusals_name_the_entry_and_leave_the_rest_applied() {
+    let text = edit("Cache hit ratio is 0.91", "Cache hit ratio is 0.92")
+        .replace("- [#6] 2026-06-10 · medium · Cache hit ratio is 0.93", "- [#6] 2026-06-10 · medium · Cache hit ratio is 0.93\n\n- [#6] 2026-06-10 · medium · twice\n\n- [#99] 2026-06-10 · medium · unknown\n\n- [#2] 2026-01-01 · medium · Lock order matters")
+        .replace("- [#2] 2026-06-03 · medium · Lock order matters\n  [src/lock.rs:10-24](src/lock.rs#L10-L24)\n\n", "")
+        .replace("REVOKED 2026-06-09 (wrong) · Old advice", "EXPIRED · Old advice")
+        .replace("## Tasks\n", "## Tasks\n\n- low · Still applied\n");
+    let plan = plan(&text);
+    let messages: Vec<String> = plan.diagnostics.iter().map(|d| d.message.clone()).collect();
+    assert_eq!(
+        messages,
+        [
+            "#4: EXPIRED is set by mnemo, not typed; use REVOKED (reason) instead".to_string(),
+            "#5 was superseded by #6; edit #6".to_string(),
+            "#6 appears twice; keep one entry per note".to_string(),
+            "there is no note #99 in this workspace; remove the id to create a new note".to_string(),
+            "the date of #2 is the note's creation date and cannot be changed".to_string(),
+        ]
+    );
+    assert_eq!(
+        plan.changes,
+        vec![Change::Create { line: 10, content: content_of(Kind::Task, Priority::Low, "Still applied", "") }]
+    );
+}
+
+#[test]
+fn a_malformed_entry_is_reported_and_never_taken_as_deleted() {
+    let plan = plan(&edit("- [#2] 2026-06-03 · medium · Lock order", "- [#2] 2026-06-03 · urgent · Lock order"));
+    assert!(plan.changes.is_empty(), "{plan:?}");
+    assert_eq!(plan.diagnostics.len(), 1);
+    assert_eq!(plan.diagnostics[0].line, 12);
+}
+
+#[test]
+fn an_entry_changed_on_both_sides_is_a_conflict_and_one_changed_only_in_the_store_is_nothing() {
+    let base = entries(BASE);
+    let current = entries(
+        &edit("Lock order matters", "Lock order matters (agent edit)")
+            .replace("Run tests inside the venv", "Run tests inside .venv"),
+    );
+    let mine = parse_checkout(&edit("medium · Lock order", "medium · REVOKED (mine) · Lock order"));
+    let plan = plan_checkin(&base, &mine, &current);
+    assert!(plan.changes.is_empty(), "{plan:?}");
+    assert_eq!(plan.conflicts.len(), 1);
+    assert_eq!(plan.conflicts[0].id, 2);
+    assert_eq!(plan.conflicts[0].theirs.as_ref().unwrap().title, "Lock order matters (agent edit)");
+    assert_eq!(plan.diagnostics[0].message, "#2 changed in the store since this checkout; keep mine or take theirs");
+}
+
+#[test]
+fn a_broken_header_or_a_mirror_checks_in_nothing() {
+    let broken = BASE.replacen("epoch 7", "epoch seven", 1).replace("Lock order matters", "Changed");
+    let refused = plan(&broken);
+    assert!(refused.changes.is_empty());
+    assert!(refused.diagnostics.iter().any(|d| d.message.starts_with("nothing was checked in")));
+    let mirror = BASE.replacen("<!-- mnemo checkout · workspace /w · epoch 7 -->", crate::memory_md::MIRROR_HEADER, 1);
+    let refused = plan(&mirror);
+    assert!(refused.changes.is_empty() && refused.diagnostics.len() == 1);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn an_unchanged_rendered_checkout_checks_in_as_zero_changes(views in store_strategy()) {
+        let base = entries_of(&views);
+        let text = render(&Flavour::Checkout { workspace: "/w".into(), epoch: 3 }, "w", &base);
+        let plan = plan_checkin(&base, &parse_checkout(&text), &base);
+        prop_assert_eq!(plan, CheckinPlan::default());
+    }
+}
