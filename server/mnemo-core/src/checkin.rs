@@ -132,7 +132,13 @@ pub fn plan_checkin(base: &[Entry], edited: &ParsedCheckout, current: &[Entry]) 
         let line = parsed.first_line;
         let mine = &parsed.entry;
         let Some(id) = mine.id else {
-            plan.changes.push(Change::Create { line, content: content(mine) });
+            // Checking the same file in twice must not create the note twice.
+            let wanted = content(mine);
+            let already =
+                current.iter().any(|c| c.id.is_some_and(|id| !base_by_id.contains_key(&id)) && content(c) == wanted);
+            if !already {
+                plan.changes.push(Change::Create { line, content: wanted });
+            }
             continue;
         };
         if !seen.insert(id) {
@@ -160,21 +166,44 @@ pub fn plan_checkin(base: &[Entry], edited: &ParsedCheckout, current: &[Entry]) 
             ));
             continue;
         }
-        judge(&mut plan, line, id, before, Some(mine), current_by_id.get(&id).copied());
+        judge(&mut plan, line, id, before, Some(mine), &current_by_id);
     }
     for before in base {
         let Some(id) = before.id else { continue };
         if !seen.contains(&id) && !edited.unreadable_ids.contains(&id) {
-            judge(&mut plan, 0, id, before, None, current_by_id.get(&id).copied());
+            judge(&mut plan, 0, id, before, None, &current_by_id);
         }
     }
     plan
 }
 
 /// One entry the checkout held: what the person did to it, against what the store did.
-fn judge(plan: &mut CheckinPlan, line: usize, id: NoteId, before: &Entry, mine: Option<&Entry>, now: Option<&Entry>) {
+fn judge(
+    plan: &mut CheckinPlan,
+    line: usize,
+    id: NoteId,
+    before: &Entry,
+    mine: Option<&Entry>,
+    current: &HashMap<NoteId, &Entry>,
+) {
+    let now = current.get(&id).copied();
     let person_changed = mine.is_none_or(|m| differs(m, before));
     if !person_changed {
+        return;
+    }
+    let already_applied = match (mine, now) {
+        (Some(mine), Some(now)) => {
+            // Unchanged, or superseded by a note holding exactly this edit.
+            let successor = match shown(now) {
+                Shown::Superseded(by) => current.get(&by).copied(),
+                _ => None,
+            };
+            !differs(mine, now) || successor.is_some_and(|s| content(s) == content(mine) && shown(s) == Shown::Active)
+        }
+        (None, Some(now)) => !matches!(shown(now), Shown::Active | Shown::Stale(_)),
+        (_, None) => false,
+    };
+    if already_applied {
         return;
     }
     let store_changed = now.is_none_or(|n| differs(n, before));

@@ -24,6 +24,12 @@ pub enum StoreError {
     NoSuchNote { id: NoteId, workspace: String },
     #[error("note #{id} belongs to another workspace ({owner}); pass --all-workspaces to reach it")]
     OtherWorkspace { id: NoteId, owner: String },
+    #[error(
+        "this checkout (epoch {epoch}) was not handed out by this store; take a fresh checkout with `mnemo checkout` or `mnemo edit`"
+    )]
+    UnknownCheckout { epoch: i64 },
+    #[error("this is a checkout of workspace {workspace}; check it in from there (or pass --workspace)")]
+    CheckoutOfOtherWorkspace { workspace: String },
     #[error("note #{id}: {source}")]
     Transition { id: NoteId, source: TransitionError },
     #[error("cannot forget #{id}: the history of {} points at it as the successor; forget those first", list_ids(.predecessors))]

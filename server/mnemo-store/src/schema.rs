@@ -109,6 +109,16 @@ BEGIN INSERT INTO notes_fts (notes_fts, rowid, title, body) VALUES ('delete', ol
 -- note_vectors itself (sqlite-vec vec0) is created with the model's dims.
 CREATE TABLE vector_index (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 "#,
+    r#"
+-- The text of every checkout handed out, so a check-in can compare the
+-- person's edit with exactly what they were given (its base).
+CREATE TABLE checkouts (
+    workspace  TEXT    NOT NULL,
+    epoch      INTEGER NOT NULL,
+    text       TEXT    NOT NULL,
+    PRIMARY KEY (workspace, epoch)
+);
+"#,
 ];
 
 /// The schema version this build writes and understands.

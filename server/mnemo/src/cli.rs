@@ -66,6 +66,10 @@ pub enum Command {
     Export(Export),
     /// Render an editable checkout of the memory (stdout, or --out FILE)
     Checkout(Checkout),
+    /// Check in an edited checkout FILE: every change becomes events, per entry
+    Checkin(Checkin),
+    /// Edit the memory in $VISUAL/$EDITOR: checkout, edit, check in
+    Edit,
     /// Store maintenance
     #[command(subcommand)]
     Store(StoreCommand),
@@ -264,6 +268,12 @@ pub struct Checkout {
     /// Write the checkout to FILE instead of stdout
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct Checkin {
+    /// A checkout (from `mnemo checkout --out FILE`) that you edited
+    pub file: PathBuf,
 }
 
 #[derive(Subcommand)]

@@ -110,12 +110,16 @@ impl Context {
             w.expire_due(&workspace, &config.expiry, now)?;
             f(w)
         })?;
-        // The write is committed; the mirror follows it, and a failure to
-        // render is reported without failing the write.
+        self.after_write(store);
+        Ok(value)
+    }
+
+    /// The write is committed; the mirror follows it, and a failure to render
+    /// is reported without failing the write.
+    pub fn after_write(&self, store: &Store) {
         if let Some(target) = self.mirror_target() {
             self.export_mirror(store, &target);
         }
-        Ok(value)
     }
 }
 

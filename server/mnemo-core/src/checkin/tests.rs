@@ -196,6 +196,26 @@ fn an_entry_changed_on_both_sides_is_a_conflict_and_one_changed_only_in_the_stor
 }
 
 #[test]
+fn checking_in_the_same_edit_twice_changes_nothing_the_second_time() {
+    let base = entries(BASE);
+    let edited_text = edit("medium · Lock order", "medium · REVOKED (wrong) · Lock order")
+        .replace("## Tasks\n", "## Tasks\n\n- low · New task\n");
+    let after_first = edited_text
+        .replace("REVOKED (wrong)", "REVOKED 2026-06-20 (wrong)")
+        .replace("- low · New task", "- [#7] 2026-06-20 · low · New task");
+    let plan = plan_checkin(&base, &parse_checkout(&edited_text), &entries(&after_first));
+    assert_eq!(plan, CheckinPlan::default(), "both changes are already in the store");
+    let deleted =
+        edit("- [#2] 2026-06-03 · medium · Lock order matters\n  [src/lock.rs:10-24](src/lock.rs#L10-L24)\n\n", "");
+    let plan = plan_checkin(
+        &base,
+        &parse_checkout(&deleted),
+        &entries(&edit("medium · Lock order", "medium · REVOKED 2026-06-20 (deleted in MEMORY.md) · Lock order")),
+    );
+    assert_eq!(plan, CheckinPlan::default());
+}
+
+#[test]
 fn a_broken_header_or_a_mirror_checks_in_nothing() {
     let broken = BASE.replacen("epoch 7", "epoch seven", 1).replace("Lock order matters", "Changed");
     let refused = plan(&broken);

@@ -7,7 +7,6 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, anyhow};
 use mnemo_store::config::{DEFAULT_MIRROR_PATH, WorkspaceConfig};
-use mnemo_store::document::{DocumentKind, render_workspace};
 use mnemo_store::mirror::sync::{MirrorEvent, MirrorSync};
 use mnemo_store::mirror::{self, MirrorTarget};
 use serde_json::json;
@@ -84,7 +83,7 @@ fn watch(ctx: &Context, target: MirrorTarget, debounce: std::time::Duration) -> 
 
 pub fn checkout(ctx: &Context, args: Checkout) -> anyhow::Result<ExitCode> {
     let store = ctx.open()?;
-    let document = render_workspace(&store, &ctx.workspace, DocumentKind::Checkout)?;
+    let document = store.checkout(&ctx.workspace)?;
     match &args.out {
         Some(out) => {
             write_checkout(out, &document.text)?;

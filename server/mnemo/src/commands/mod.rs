@@ -1,5 +1,6 @@
 //! One module per group of subcommands; `run` dispatches.
 
+mod checkin;
 mod eval;
 mod export;
 mod import;
@@ -35,6 +36,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Eval(args) => eval::run(&ctx, args),
         Command::Export(args) => export::export(&ctx, args),
         Command::Checkout(args) => export::checkout(&ctx, args),
+        Command::Checkin(args) => checkin::checkin(&ctx, args),
+        Command::Edit => checkin::edit(&ctx),
         Command::Store(command) => store::run(&ctx, command),
         Command::Import(command) => import::run(&ctx, command),
     }

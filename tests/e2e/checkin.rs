@@ -1,0 +1,109 @@
+//! `mnemo checkin` and `mnemo edit` through the binary: edits become
+//! events per entry, refusals keep the text, re-running is harmless.
+
+use crate::support::Env;
+
+fn checkout(env: &Env) -> (std::path::PathBuf, String) {
+    let file = env.home.join("checkout.md");
+    env.ok(&["checkout", "--out", file.to_str().unwrap()]);
+    let text = std::fs::read_to_string(&file).unwrap();
+    (file, text)
+}
+
+#[test]
+fn edits_in_a_checkout_become_events_and_rerunning_is_harmless() {
+    let env = Env::new();
+    let lock = env.remember("gotcha", "Lock order matters");
+    let cache = env.remember("finding", "Cache hit ratio is 0.91");
+    let old = env.remember("task", "Port the cache");
+    let (file, text) = checkout(&env);
+    let edited = text
+        .replace("medium · Lock order matters", "medium · REVOKED (wrong order) · Lock order matters")
+        .replace("Cache hit ratio is 0.91", "Cache hit ratio is 0.93")
+        .replace(&format!("- [#{old}] 2026-08-04 · medium · Port the cache\n\n"), "")
+        .replace("## Decisions\n", "## Decisions\n\n- high · Use rustls\n  Static builds.\n");
+    std::fs::write(&file, &edited).unwrap();
+    let out = env.ok(&["checkin", file.to_str().unwrap()]);
+    assert_eq!(
+        out,
+        format!(
+            "revoked #{lock} (wrong order)\n#{cache} superseded by #4\ncreated #5\nrevoked #{old} (deleted in MEMORY.md)\n"
+        )
+    );
+    let created = env.json(&["show", "5"]);
+    assert_eq!(
+        (created["kind"].as_str(), created["provenance"].as_str(), created["body"].as_str()),
+        (Some("decision"), Some("human"), Some("Static builds."))
+    );
+    assert_eq!(env.json(&["history", &lock.to_string()])[1]["actor"], "human");
+    assert_eq!(
+        env.ok(&["checkin", file.to_str().unwrap()]),
+        "nothing to check in\n",
+        "a second check-in of the same file"
+    );
+    env.ok(&["store", "verify"]);
+}
+
+#[test]
+fn conflicts_and_bad_entries_are_reported_by_line_and_the_rest_applies() {
+    let env = Env::new();
+    let lock = env.remember("gotcha", "Lock order matters");
+    let cache = env.remember("finding", "Cache hit ratio is 0.91");
+    let (file, text) = checkout(&env);
+    env.ok(&["revoke", &lock.to_string(), "--reason", "an agent revoked it meanwhile"]);
+    let edited = text
+        .replace("medium · Lock order matters", "high · Lock order matters")
+        .replace(&format!("[#{cache}] 2026-08-04 · medium"), &format!("[#{cache}] 2026-08-04 · urgent"))
+        .replace("## Tasks\n", "## Tasks\n\n- low · Applied anyway\n");
+    std::fs::write(&file, &edited).unwrap();
+    let out = env.run(&["checkin", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "created #3\n");
+    let err = String::from_utf8(out.stderr).unwrap();
+    let path = file.display().to_string();
+    assert!(err.contains(&format!("{path}:16: unknown priority 'urgent'")), "{err}");
+    assert!(
+        err.contains(&format!("{path}:12: #{lock} changed in the store since this checkout; keep mine or take theirs")),
+        "{err}"
+    );
+    assert_eq!(
+        env.json(&["show", &cache.to_string()])["state"],
+        "active",
+        "a malformed entry is never taken as deleted"
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), edited, "the edit stays on disk");
+}
+
+#[test]
+fn checkin_refuses_the_mirror_a_foreign_checkout_and_an_unknown_epoch() {
+    let env = Env::new();
+    env.remember("gotcha", "a");
+    env.ok(&["export"]);
+    let out = env.run(&["checkin", env.root.join("MEMORY.md").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("this is the read-only mirror"));
+    let (file, text) = checkout(&env);
+    std::fs::write(&file, text.replace("epoch 1", "epoch 99")).unwrap();
+    let err = env.fails(&["checkin", file.to_str().unwrap()], 1);
+    assert!(err.contains("this checkout (epoch 99) was not handed out by this store"), "{err}");
+    std::fs::write(&file, text.replace(&env.root.display().to_string(), "/elsewhere")).unwrap();
+    let err = env.fails(&["checkin", file.to_str().unwrap()], 1);
+    assert!(err.contains("this is a checkout of workspace /elsewhere"), "{err}");
+}
+
+#[test]
+fn edit_runs_the_editor_and_checks_in_what_it_saved() {
+    let env = Env::new();
+    let id = env.remember("gotcha", "Lock order matters");
+    let editor = env.home.join("editor.sh");
+    std::fs::write(&editor, "#!/bin/sh\nsed -i 's/medium · Lock order matters/medium · STALE (lock.rs moved) · Lock order matters/' \"$1\"\n").unwrap();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut std::fs::metadata(&editor).unwrap().permissions(), 0o755);
+    std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let out = env.command(&["edit"]).env("VISUAL", &editor).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), format!("flagged #{id} stale (lock.rs moved)\n"));
+    assert_eq!(env.json(&["show", &id.to_string()])["state"], "stale_flagged");
+    let failing = env.command(&["edit"]).env("VISUAL", "false").output().unwrap();
+    assert_eq!(failing.status.code(), Some(1));
+    assert!(String::from_utf8(failing.stderr).unwrap().contains("nothing was checked in and your edit is kept in"));
+}
