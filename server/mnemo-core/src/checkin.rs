@@ -10,6 +10,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::memory_md::parse::UNEXPECTED_TEXT;
 use crate::memory_md::{AnchorLink, Diagnostic, Entry, ParsedCheckout, Severity, StateMarker};
 use crate::model::{Kind, NoteId, Priority, normalize_body, normalize_reason, normalize_title};
 
@@ -128,9 +129,37 @@ pub fn plan_checkin(base: &[Entry], edited: &ParsedCheckout, current: &[Entry]) 
     let base_by_id: HashMap<NoteId, &Entry> = base.iter().filter_map(|e| Some((e.id?, e))).collect();
     let current_by_id: HashMap<NoteId, &Entry> = current.iter().filter_map(|e| Some((e.id?, e))).collect();
     let mut seen: HashSet<NoteId> = HashSet::new();
-    for parsed in &edited.entries {
+    for (index, parsed) in edited.entries.iter().enumerate() {
         let line = parsed.first_line;
         let mine = &parsed.entry;
+        // A problem inside an entry, or between it and the next one, may mean
+        // its text was cut or swallowed: leave the entry alone until it is fixed.
+        let next = edited.entries.get(index + 1).map_or(usize::MAX, |e| e.first_line);
+        let troubled = edited.diagnostics.iter().any(|d| {
+            let inside = d.line > line && d.line <= parsed.last_line;
+            let stray_after = d.line > parsed.last_line && d.line < next && d.message == UNEXPECTED_TEXT;
+            (inside || stray_after) && matches!(d.severity, Severity::Error | Severity::Warning)
+        });
+        if troubled {
+            if let Some(id) = mine.id {
+                seen.insert(id);
+            }
+            let what = mine.id.map_or("this new entry".to_string(), |id| format!("#{id}"));
+            plan.diagnostics.push(diagnostic(
+                line,
+                Severity::Error,
+                format!("{what} was not checked in: fix the problem in or below it first"),
+            ));
+            continue;
+        }
+        if mine.id.is_none() && mine.marker.is_some() {
+            plan.diagnostics.push(diagnostic(
+                line,
+                Severity::Error,
+                "a new entry cannot carry a state marker; write it without one".into(),
+            ));
+            continue;
+        }
         let Some(id) = mine.id else {
             // Checking the same file in twice must not create the note twice.
             let wanted = content(mine);

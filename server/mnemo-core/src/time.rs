@@ -140,6 +140,20 @@ mod tests {
     }
 
     #[test]
+    fn every_day_from_1600_to_2500_formats_and_parses_back() {
+        let first = Timestamp::from_date("1600-01-01").unwrap().0 / SECONDS_PER_DAY;
+        let last = Timestamp::from_date("2500-12-31").unwrap().0 / SECONDS_PER_DAY;
+        let mut previous = String::new();
+        for day in first..=last {
+            let date = Timestamp(day * SECONDS_PER_DAY).date();
+            assert_eq!(Timestamp::from_date(&date), Some(Timestamp(day * SECONDS_PER_DAY)), "{date}");
+            assert!(date > previous, "{date} after {previous}");
+            previous = date;
+        }
+        assert_eq!(last - first + 1, 329_084, "901 years, 219 of them leap");
+    }
+
+    #[test]
     fn display_is_rfc3339() {
         assert_eq!(Timestamp(1_785_585_845).to_string(), "2026-08-01T12:04:05Z");
     }

@@ -114,10 +114,24 @@ impl WorkspaceConfig {
                 return Err(ConfigError { path, message: e.to_string() });
             }
         };
-        let mut config = WorkspaceConfig::parse(&text).map_err(|message| ConfigError { path, message })?;
-        let absolute = |p: PathBuf| if p.is_absolute() { p } else { root.join(p) };
-        config.recall.model_dir = config.recall.model_dir.map(absolute);
-        config.recall.onnxruntime = config.recall.onnxruntime.map(absolute);
+        let config = WorkspaceConfig::parse(&text).map_err(|message| ConfigError { path: path.clone(), message })?;
+        // A workspace is often a cloned repository: it must not be able to
+        // choose native code for mnemo to load. Model paths must lie outside it.
+        for (key, value) in [("model_dir", &config.recall.model_dir), ("onnxruntime", &config.recall.onnxruntime)] {
+            let Some(value) = value else { continue };
+            let joined = root.join(value);
+            let resolved = joined.canonicalize().unwrap_or(joined);
+            let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+            if !value.is_absolute() || resolved.starts_with(&root) {
+                return Err(ConfigError {
+                    path,
+                    message: format!(
+                        "[recall] {key} = {} points inside the workspace; a repository must not choose native code for mnemo to load: use an absolute path outside it, or MNEMO_MODEL_DIR / ORT_DYLIB_PATH",
+                        value.display()
+                    ),
+                });
+            }
+        }
         Ok(config)
     }
 
@@ -232,17 +246,23 @@ mod tests {
     }
 
     #[test]
-    fn recall_paths_are_relative_to_the_workspace() {
+    fn recall_paths_must_lie_outside_the_workspace() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join(".mnemo")).unwrap();
         std::fs::write(
             dir.path().join(CONFIG_PATH),
-            "[recall]\nmodel_dir = 'models/minilm'\nonnxruntime = '/opt/ort.so'\n",
+            "[recall]\nmodel_dir = '/opt/minilm'\nonnxruntime = '/opt/ort.so'\n",
         )
         .unwrap();
         let config = WorkspaceConfig::load(Some(dir.path())).unwrap();
-        assert_eq!(config.recall.model_dir, Some(dir.path().join("models/minilm")));
+        assert_eq!(config.recall.model_dir, Some(PathBuf::from("/opt/minilm")));
         assert_eq!(config.recall.onnxruntime, Some(PathBuf::from("/opt/ort.so")));
+        let absolute_inside = format!("model_dir = '{}/x'", dir.path().display());
+        for inside in ["model_dir = 'vendor/m'", "onnxruntime = 'lib/libonnxruntime.so'", absolute_inside.as_str()] {
+            std::fs::write(dir.path().join(CONFIG_PATH), format!("[recall]\n{inside}\n")).unwrap();
+            let err = WorkspaceConfig::load(Some(dir.path())).unwrap_err().to_string();
+            assert!(err.contains("points inside the workspace; a repository must not choose native code"), "{err}");
+        }
         assert!(WorkspaceConfig::parse("[recall]\nmodel = 'x'").unwrap_err().contains("unknown field `model`"));
     }
 

@@ -180,6 +180,24 @@ fn a_malformed_entry_is_reported_and_never_taken_as_deleted() {
 }
 
 #[test]
+fn typos_that_lose_an_entry_line_never_revoke_or_truncate_notes() {
+    let cases = [
+        edit("- [#2] 2026-06-03", "-[#2] 2026-06-03"),
+        edit("- [#2] 2026-06-03", "[#2] 2026-06-03"),
+        edit("\n\n- [#3] 2026-06-04", "\n  - [#3] 2026-06-04"),
+        edit("  The global python lacks the pinned deps.", "The global python lacks the pinned deps."),
+    ];
+    for text in cases {
+        let plan = plan(&text);
+        assert!(plan.changes.is_empty(), "{text}\n{plan:?}");
+        assert!(!plan.diagnostics.is_empty());
+    }
+    let marked_new = plan(&edit("## Tasks\n", "## Tasks\n\n- low · REVOKED (x) · New\n"));
+    assert!(marked_new.changes.is_empty());
+    assert_eq!(marked_new.diagnostics[0].message, "a new entry cannot carry a state marker; write it without one");
+}
+
+#[test]
 fn an_entry_changed_on_both_sides_is_a_conflict_and_one_changed_only_in_the_store_is_nothing() {
     let base = entries(BASE);
     let current = entries(

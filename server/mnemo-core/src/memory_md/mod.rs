@@ -3,7 +3,7 @@
 //! the checkout parser. `render` and `parse` are exact inverses on canonical
 //! text; the property tests in `tests.rs` hold them to it.
 
-mod parse;
+pub(crate) mod parse;
 mod render;
 #[cfg(test)]
 pub(crate) mod tests;

@@ -63,6 +63,11 @@ impl ParsedCheckout {
     }
 }
 
+/// The error on a line that is neither an entry, a section nor a body line
+/// (a body line that lost its indentation reads like this).
+pub(crate) const UNEXPECTED_TEXT: &str =
+    "unexpected text; an entry starts with `- `, a section with `## `, and body lines are indented by two spaces";
+
 /// Parse a checkout. Line endings may be LF or CRLF.
 pub fn parse_checkout(text: &str) -> ParsedCheckout {
     let lines: Vec<&str> = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
@@ -126,11 +131,22 @@ pub fn parse_checkout(text: &str) -> ParsedCheckout {
             }
             index = last + 1;
         } else {
-            out.error(index, line, "unexpected text; an entry starts with `- `, a section with `## `, and body lines are indented by two spaces");
+            out.error(index, line, UNEXPECTED_TEXT);
+            if let Some(id) = leading_id(line.trim_start_matches(['-', ' ', '\t'])) {
+                out.unreadable_ids.push(id);
+            }
             index += 1;
         }
     }
     out
+}
+
+/// The id of a line that reads like a whole entry line: `[#12] 2026-06-02 · …`.
+fn leading_entry_id(rest: &str) -> Option<NoteId> {
+    let id = leading_id(rest)?;
+    let after = rest.split_once("] ")?.1;
+    let date = after.get(..10)?;
+    (Timestamp::from_date(date).is_some() && after[10..].starts_with(" · ")).then_some(id)
 }
 
 /// The id of `[#12] …`, however broken the rest of the line is.
@@ -258,6 +274,18 @@ fn parse_continuation(lines: &[&str], first_line: usize, out: &mut ParsedCheckou
         if line.is_empty() {
             content.push(String::new());
         } else if let Some(stripped) = line.strip_prefix("  ") {
+            if let Some(id) = stripped.trim_start().strip_prefix("- ").and_then(leading_entry_id) {
+                out.unreadable_ids.push(id);
+                out.diagnostics.push(Diagnostic {
+                    line: first_line + offset,
+                    start_column: 0,
+                    end_column: line.len(),
+                    severity: Severity::Warning,
+                    message: format!(
+                        "#{id} looks like an entry inside the body above; entries start at the beginning of the line"
+                    ),
+                });
+            }
             content.push(stripped.to_string());
         } else {
             out.diagnostics.push(Diagnostic {

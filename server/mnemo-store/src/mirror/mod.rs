@@ -77,6 +77,12 @@ impl MirrorTarget {
             if meta.is_dir() {
                 return Err(MirrorError::NotWritable { path: shown, reason: "it is a directory".into() });
             }
+            if meta.len() > 0 && !is_a_mirror(&path) {
+                return Err(MirrorError::NotWritable {
+                    path: shown,
+                    reason: "it exists and is not a mnemo mirror (line 1 is not the mirror header); move it aside or choose another path".into(),
+                });
+            }
         }
         let relative = path.strip_prefix(root).map_err(|_| outside())?.to_string_lossy().into_owned();
         Ok(MirrorTarget { workspace: workspace.clone(), path, relative })
@@ -96,6 +102,15 @@ pub struct ExportOutcome {
 /// Render and write the mirror, then record the epoch it shows.
 pub fn export(store: &Store, target: &MirrorTarget) -> Result<ExportOutcome, MirrorError> {
     let document = render_workspace(store, &target.workspace, DocumentKind::Mirror)?;
+    if recorded_epoch(store, target)?.is_some_and(|recorded| recorded > document.epoch) && target.path.is_file() {
+        // Another process rendered a newer store meanwhile: keep its file.
+        return Ok(ExportOutcome {
+            epoch: document.epoch,
+            notes: document.notes,
+            bytes: document.text.len(),
+            written: false,
+        });
+    }
     let written = write_atomically(&target.path, document.text.as_bytes())
         .map_err(|e| MirrorError::NotWritable { path: target.path.display().to_string(), reason: e.to_string() })?;
     record_epoch(store, target, document.epoch)?;
@@ -105,15 +120,26 @@ pub fn export(store: &Store, target: &MirrorTarget) -> Result<ExportOutcome, Mir
 /// True when the store changed since the mirror was last rendered (or it never was,
 /// or the file is gone).
 pub fn is_behind(store: &Store, target: &MirrorTarget) -> Result<bool, StoreError> {
-    let recorded: Option<i64> = store
+    Ok(recorded_epoch(store, target)? != Some(store.epoch()?) || !target.path.is_file())
+}
+
+fn recorded_epoch(store: &Store, target: &MirrorTarget) -> Result<Option<i64>, StoreError> {
+    Ok(store
         .conn
         .query_row(
             "SELECT epoch FROM mirror_exports WHERE workspace = ?1 AND path = ?2",
             [&target.workspace.id, &target.relative],
             |r| r.get(0),
         )
-        .optional()?;
-    Ok(recorded != Some(store.epoch()?) || !target.path.is_file())
+        .optional()?)
+}
+
+/// Whether `path` starts with the mirror header (only a mirror is ever overwritten).
+fn is_a_mirror(path: &Path) -> bool {
+    use std::io::Read;
+    let mut start = [0u8; 20];
+    std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut start)).is_ok()
+        && start.starts_with(b"<!-- mnemo mirror")
 }
 
 fn record_epoch(store: &Store, target: &MirrorTarget, epoch: i64) -> Result<(), StoreError> {
@@ -132,8 +158,9 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
         return Ok(false);
     }
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let temp = path.with_file_name(format!(".{name}.mnemo-{}.tmp", std::process::id()));
-    let _ = std::fs::remove_file(&temp);
+    static SEQUENCE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let sequence = SEQUENCE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let temp = path.with_file_name(format!(".{name}.mnemo-{}-{sequence}.tmp", std::process::id()));
     let result = (|| {
         let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o444).open(&temp)?;
         file.write_all(bytes)?;
