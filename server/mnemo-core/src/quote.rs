@@ -15,7 +15,12 @@ pub fn find_user_quote(title: &str, body: &str, user_message: &str) -> Option<St
         .filter(|fragment| fragment.split_whitespace().count() >= MIN_WORDS)
         .find_map(|fragment| {
             let (needle, _) = normalize_with_offsets(fragment);
-            let start = message.find(&needle)?;
+            // Whole words only: "use the lock" is not stated by "refuse the lockfile".
+            let at_boundary = |start: usize, end: usize| {
+                !message[..start].chars().next_back().is_some_and(char::is_alphanumeric)
+                    && !message[end..].chars().next().is_some_and(char::is_alphanumeric)
+            };
+            let start = message.match_indices(&needle).map(|(i, _)| i).find(|&i| at_boundary(i, i + needle.len()))?;
             let end = start + needle.len();
             let (from, to) = (offsets[start], offsets[end - 1]);
             let last_char_len = user_message[to..].chars().next().map_or(0, char::len_utf8);
@@ -97,6 +102,15 @@ mod tests {
     fn no_evidence_no_quote() {
         assert_eq!(find_user_quote("Run tests in the venv", "", "run tests somewhere"), None);
         assert_eq!(find_user_quote("Run tests in the venv", "", ""), None);
+    }
+
+    #[test]
+    fn only_whole_words_are_evidence() {
+        assert_eq!(find_user_quote("use the lock file", "", "please refuse the lock files"), None);
+        assert_eq!(
+            find_user_quote("use the lock file", "", "refuse the lock files, then use the lock file.").as_deref(),
+            Some("use the lock file")
+        );
     }
 
     #[test]

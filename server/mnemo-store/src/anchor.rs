@@ -28,6 +28,17 @@ pub enum AnchorError {
     Unreadable { path: String, reason: String },
 }
 
+/// A workspace-relative path MEMORY.md can render as a link: no `..`, not
+/// absolute, no control characters, no `](`.
+pub fn is_plain_relative_path(path: &str) -> bool {
+    let p = Path::new(path);
+    !path.is_empty()
+        && !p.is_absolute()
+        && !p.components().any(|c| c == Component::ParentDir)
+        && !path.chars().any(char::is_control)
+        && !path.contains("](")
+}
+
 /// Split `PATH:START-END` (or `PATH:LINE`) into its parts.
 pub fn parse_spec(spec: &str) -> Result<(&str, u32, u32), AnchorError> {
     let syntax = || AnchorError::Syntax(spec.to_string());
@@ -49,7 +60,7 @@ pub fn parse_spec(spec: &str) -> Result<(&str, u32, u32), AnchorError> {
 pub fn capture(root: &Path, spec: &str) -> Result<Anchor, AnchorError> {
     let (given_path, start, end) = parse_spec(spec)?;
     let outside = || AnchorError::OutsideWorkspace { given: spec.to_string(), root: root.display().to_string() };
-    if given_path.contains('\0') {
+    if given_path.chars().any(char::is_control) || given_path.contains("](") {
         return Err(AnchorError::Syntax(spec.replace('\0', "\\0")));
     }
     let given = Path::new(given_path);
@@ -152,6 +163,8 @@ mod tests {
             ("src/lock.rs", "is not PATH:START-END"),
             ("src/lock.rs:a-b", "is not PATH:START-END"),
             ("src\0x:1", "is not PATH:START-END"),
+            ("src/a\nb.rs:1", "is not PATH:START-END"),
+            ("src/a](b.rs:1", "is not PATH:START-END"),
             ("src:1", "not a regular file"),
         ];
         for (spec, expected) in cases {

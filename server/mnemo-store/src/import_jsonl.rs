@@ -186,6 +186,23 @@ fn check_all(reader: impl BufRead, actor: Actor) -> Result<Vec<Checked>, ImportE
             }
         }
     }
+    // Supersession chains must end: A → B → A would leave no live note.
+    let successor_of: HashMap<i64, i64> =
+        records.iter().filter_map(|r| Some((r.source_id, r.status.as_ref()?.2?))).collect();
+    for r in &records {
+        let mut seen = vec![r.source_id];
+        let mut id = r.source_id;
+        while let Some(next) = successor_of.get(&id) {
+            if seen.contains(next) {
+                return Err(ImportError::Invalid {
+                    line: r.line,
+                    message: format!("superseded_by forms a cycle through id {next}"),
+                });
+            }
+            seen.push(*next);
+            id = *next;
+        }
+    }
     Ok(records)
 }
 
@@ -205,7 +222,7 @@ fn check(r: Record, line: usize, actor: Actor) -> Result<Checked, String> {
         .anchors
         .into_iter()
         .map(|a| {
-            if a.start_line == 0 || a.end_line < a.start_line || a.path.contains("..") || a.path.starts_with('/') {
+            if a.start_line == 0 || a.end_line < a.start_line || !crate::anchor::is_plain_relative_path(&a.path) {
                 return Err(format!(
                     "anchor {}:{}-{} is not a workspace-relative path with a valid range",
                     a.path, a.start_line, a.end_line

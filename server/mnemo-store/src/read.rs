@@ -181,6 +181,11 @@ impl Store {
 
     /// Every note in `scope`, ids ascending.
     pub fn notes(&self, scope: &Scope) -> Result<Vec<NoteView>, StoreError> {
+        self.snapshot(|store| store.notes_unsnapshotted(scope))
+    }
+
+    /// `notes` without its own read transaction (the caller holds one).
+    fn notes_unsnapshotted(&self, scope: &Scope) -> Result<Vec<NoteView>, StoreError> {
         let workspace = scope.workspace_param();
         let sql = format!(
             "SELECT {NOTE_COLUMNS} FROM notes n JOIN note_state s ON s.note_id = n.id

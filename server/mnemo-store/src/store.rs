@@ -76,6 +76,9 @@ impl Store {
     /// Run `f` inside one read transaction, so everything it reads (the epoch
     /// and the notes, say) comes from the same state of the store.
     pub fn snapshot<T>(&self, f: impl FnOnce(&Store) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        if !self.conn.is_autocommit() {
+            return f(self);
+        }
         let tx = self.conn.unchecked_transaction().map_err(|e| classify(e, &self.path))?;
         let value = f(self)?;
         tx.commit().map_err(|e| classify(e, &self.path))?;

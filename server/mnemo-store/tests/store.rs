@@ -284,6 +284,17 @@ fn importing_the_eval_corpus_reproduces_its_statuses() {
 }
 
 #[test]
+fn a_supersession_cycle_is_refused_at_import() {
+    let mut f = fixture();
+    let text = r#"{"id": 1, "kind": "task", "title": "a", "created": "2026-03-01", "workspace": "w", "status": "superseded", "superseded_by": 2}
+{"id": 2, "kind": "task", "title": "b", "created": "2026-03-02", "workspace": "w", "status": "superseded", "superseded_by": 1}
+"#;
+    let err = import(&mut f.store, text.as_bytes(), Actor::Agent, Timestamp(1)).unwrap_err().to_string();
+    assert!(err.starts_with("line 1: superseded_by forms a cycle through id 1"), "{err}");
+    assert!(f.store.notes(&Scope::All).unwrap().is_empty());
+}
+
+#[test]
 fn a_bad_import_line_imports_nothing() {
     let mut f = fixture();
     let good = r#"{"id": 1, "kind": "gotcha", "priority": "high", "title": "t", "body": "b", "created": "2026-03-01", "workspace": "w", "provenance": "agent", "status": "active"}"#;

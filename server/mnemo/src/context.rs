@@ -103,11 +103,21 @@ impl Context {
         store: &mut Store,
         f: impl FnOnce(&mut Writer<'_>) -> Result<T, StoreError>,
     ) -> anyhow::Result<T> {
-        let config = WorkspaceConfig::load(self.workspace.root.as_deref())?;
+        // A broken config never blocks a write: without a readable [expiry]
+        // nothing expires this time, and the problem is reported.
+        let expiry = match WorkspaceConfig::load(self.workspace.root.as_deref()) {
+            Ok(config) => Some(config.expiry),
+            Err(e) => {
+                eprintln!("warning: {e}; due notes were not expired");
+                None
+            }
+        };
         let workspace = self.workspace.id.clone();
         let now = self.now;
         let value = store.write(|w| {
-            w.expire_due(&workspace, &config.expiry, now)?;
+            if let Some(expiry) = &expiry {
+                w.expire_due(&workspace, expiry, now)?;
+            }
             f(w)
         })?;
         self.after_write(store);

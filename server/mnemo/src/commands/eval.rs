@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use std::io::BufRead;
 use std::process::ExitCode;
 
-use anyhow::{Context as _, anyhow};
+use anyhow::{Context as _, anyhow, bail};
 use mnemo_core::recall::eval::{EvalReport, QueryCase, QueryOutcome, evaluate};
 use mnemo_core::recall::{RankingMode, RecallRequest};
 use mnemo_core::{Actor, NoteId, Status};
@@ -62,6 +62,16 @@ pub fn run(ctx: &Context, args: Eval) -> anyhow::Result<ExitCode> {
         Some(corpus) => load_corpus(corpus, &temp, &mut semantic, ctx)?,
         None => (ctx.open()?, None),
     };
+    if let Some(ids) = &ids {
+        for query in &queries {
+            if let Some(unknown) = query.relevant.iter().find(|id| !ids.contains_key(id)) {
+                bail!(
+                    "query {} names note {unknown}, which is not in the corpus; fix the queries or the corpus",
+                    query.qid
+                );
+            }
+        }
+    }
     let map =
         |id: i64| -> NoteId { ids.as_ref().and_then(|m: &HashMap<i64, NoteId>| m.get(&id).copied()).unwrap_or(id) };
     let (mode, reason) = semantic.ranking(&store);

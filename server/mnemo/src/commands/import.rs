@@ -31,6 +31,7 @@ pub fn run(ctx: &Context, command: ImportCommand) -> anyhow::Result<ExitCode> {
     };
     let vectors = embedded.as_ref().map(|(v, model)| (v.as_slice(), model.as_str()));
     let report = import_jsonl::write(&mut store, prepared, ctx.now, vectors)?;
+    ctx.after_write(&store);
     if ctx.json {
         print_json(
             &json!({ "notes": report.notes, "events": report.events, "embedded": embedded.is_some(), "ids": report.ids }),
