@@ -260,6 +260,14 @@ fn headers_titles_ids_and_indentation_are_checked_exactly() {
 }
 
 #[test]
+fn the_memory_title_counts_only_on_line_2() {
+    let late = parse_checkout("<!-- mnemo checkout · workspace /w · epoch 1 -->\n\n# Memory · late\n");
+    assert_eq!(late.display_name, None);
+    assert_eq!(late.diagnostics.len(), 1);
+    assert_eq!(late.diagnostics[0].message, "the `# Memory` title belongs on line 2 only");
+}
+
+#[test]
 fn only_exact_anchor_links_are_anchors() {
     let entry = |last: &str| {
         let text = format!(
