@@ -45,6 +45,13 @@ fn run_recall(
     Ok(Answer { answer: outcome.answer, views, mode, reason })
 }
 
+/// A note's JSON with its trust frame.
+fn note_with_trust(ctx: &Context, view: &NoteView) -> Value {
+    let mut note = note_json(view, ctx.now);
+    note["trust"] = json!(trust_frame(view.state.provenance, view.note.content.quote.as_deref()));
+    note
+}
+
 fn hidden_line(answer: &RecallAnswer) -> String {
     if answer.hidden.is_empty() {
         return "hidden: nothing".into();
@@ -89,10 +96,9 @@ fn answer_json(ctx: &Context, a: &Answer) -> Value {
         .enumerate()
         .map(|(index, view)| {
             let ranked = a.answer.results.get(index);
-            let mut note = note_json(view, ctx.now);
+            let mut note = note_with_trust(ctx, view);
             note["score"] = json!(ranked.map(|r| r.score));
             note["replaces"] = json!(ranked.and_then(|r| r.via_superseded));
-            note["trust"] = json!(trust_frame(view.state.provenance, view.note.content.quote.as_deref()));
             note
         })
         .collect();
@@ -163,14 +169,7 @@ pub fn expand(ctx: &Context, args: Expand) -> anyhow::Result<ExitCode> {
     let scope = ctx.scope(args.all_workspaces);
     let views = args.ids.iter().map(|id| store.note(&scope, *id)).collect::<Result<Vec<_>, _>>()?;
     if ctx.json {
-        let notes: Vec<Value> = views
-            .iter()
-            .map(|v| {
-                let mut note = note_json(v, ctx.now);
-                note["trust"] = json!(trust_frame(v.state.provenance, v.note.content.quote.as_deref()));
-                note
-            })
-            .collect();
+        let notes: Vec<Value> = views.iter().map(|v| note_with_trust(ctx, v)).collect();
         print_json(&json!(notes));
     } else {
         print_expanded(&views);
@@ -205,14 +204,7 @@ pub fn context(ctx: &Context, args: ContextArgs) -> anyhow::Result<ExitCode> {
         answer
     };
     if ctx.json {
-        let directives: Vec<Value> = directives
-            .iter()
-            .map(|v| {
-                let mut note = note_json(v, ctx.now);
-                note["trust"] = json!(trust_frame(v.state.provenance, v.note.content.quote.as_deref()));
-                note
-            })
-            .collect();
+        let directives: Vec<Value> = directives.iter().map(|v| note_with_trust(ctx, v)).collect();
         let mut body = answer_json(ctx, &relevant);
         body["directives"] = json!(directives);
         print_json(&body);
