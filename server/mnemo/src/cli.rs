@@ -70,6 +70,8 @@ pub enum Command {
     Checkin(Checkin),
     /// Edit the memory in $VISUAL/$EDITOR: checkout, edit, check in
     Edit,
+    /// Speak the Language Server Protocol over stdio (for VS Code, Neovim, …)
+    Lsp,
     /// Store maintenance
     #[command(subcommand)]
     Store(StoreCommand),

@@ -38,6 +38,12 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Checkout(args) => export::checkout(&ctx, args),
         Command::Checkin(args) => checkin::checkin(&ctx, args),
         Command::Edit => checkin::edit(&ctx),
+        Command::Lsp => {
+            let config =
+                mnemo_lsp::ServerConfig { store_path: ctx.store_path.clone(), workspace: ctx.workspace.clone() };
+            mnemo_lsp::run_stdio(config)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Store(command) => store::run(&ctx, command),
         Command::Import(command) => import::run(&ctx, command),
     }

@@ -1,0 +1,94 @@
+//! Hover on a note reference (`#412` or `[#412]`) in any document: the
+//! note's full body as markdown, its kind, priority, state, provenance with
+//! the trust frame and bound quote, anchors, and its event history.
+
+use mnemo_core::index_line::state_marker;
+use mnemo_core::recall::trust_frame;
+use mnemo_core::{EventKind, NoteId, NoteView, Timestamp};
+use mnemo_store::StoredEvent;
+
+/// The note id referenced at UTF-16 column `character` of `line`.
+pub fn reference_at(line: &str, character: u32) -> Option<NoteId> {
+    let mut utf16 = 0u32;
+    let mut cursor = line.len();
+    for (byte, ch) in line.char_indices() {
+        if utf16 >= character {
+            cursor = byte;
+            break;
+        }
+        utf16 += ch.len_utf16() as u32;
+    }
+    let bytes = line.as_bytes();
+    let mut start = 0;
+    while let Some(found) = line[start..].find('#') {
+        let hash = start + found;
+        let digits_end = hash + 1 + bytes[hash + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
+        let span_start = if hash > 0 && bytes[hash - 1] == b'[' { hash - 1 } else { hash };
+        let span_end = if bytes.get(digits_end) == Some(&b']') { digits_end + 1 } else { digits_end };
+        if digits_end > hash + 1 && (span_start..span_end).contains(&cursor) {
+            return line[hash + 1..digits_end].parse().ok();
+        }
+        start = hash + 1;
+    }
+    None
+}
+
+/// The hover text for a note.
+pub fn markdown(view: &NoteView, history: &[StoredEvent], now: Timestamp) -> String {
+    let (note, state) = (&view.note, &view.state);
+    let c = &note.content;
+    let marker = state_marker(state.status).map(|m| format!(" {m}")).unwrap_or_default();
+    let mut out = format!("**#{} {}**{marker}\n\n", note.id, c.title);
+    out.push_str(&format!(
+        "{} · {} · {} · created {} ({})\n\n",
+        c.kind,
+        c.priority,
+        state.status,
+        note.created_at.date(),
+        note.created_at.age(now)
+    ));
+    out.push_str(&format!("*{}* — {}\n\n", state.provenance, trust_frame(state.provenance, c.quote.as_deref())));
+    if !c.body.is_empty() {
+        out.push_str(&c.body);
+        out.push_str("\n\n");
+    }
+    if !c.anchors.is_empty() {
+        out.push_str("Anchors:\n");
+        for a in &c.anchors {
+            out.push_str(&format!("- `{}:{}-{}`\n", a.path, a.start_line, a.end_line));
+        }
+        out.push('\n');
+    }
+    out.push_str("History:\n");
+    for event in history {
+        let d = &event.data;
+        let detail = match d.kind {
+            EventKind::Superseded { by } => format!(" by #{by}"),
+            EventKind::Promoted { to } | EventKind::Created { provenance: to } => format!(" ({to})"),
+            _ => String::new(),
+        };
+        let reason = d.reason.as_deref().map(|r| format!(" — {r}")).unwrap_or_default();
+        out.push_str(&format!("- {} {}{detail} by {}{reason}\n", d.at.date(), d.kind.name(), d.actor));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_are_found_under_the_cursor_only() {
+        let line = "- [#412] 2026-08-01 · see #7 and #x or 🙂 #9";
+        assert_eq!(reference_at(line, 2), Some(412), "on the bracket");
+        assert_eq!(reference_at(line, 5), Some(412));
+        assert_eq!(reference_at(line, 8), None, "just past the bracket");
+        assert_eq!(reference_at(line, 27), Some(7));
+        assert_eq!(reference_at(line, 34), None, "#x is no reference");
+        let emoji = line.find('🙂').unwrap();
+        let col = line[..emoji].encode_utf16().count() as u32 + 3;
+        assert_eq!(reference_at(line, col + 1), Some(9), "columns count UTF-16 units");
+        assert_eq!(reference_at("", 0), None);
+        assert_eq!(reference_at("#", 0), None);
+    }
+}

@@ -1,0 +1,32 @@
+//! The mnemo language server (`mnemo lsp`): the memory as a document in the
+//! editor. This crate is the only one that knows LSP types and JSON-RPC; it
+//! converts, calls the core and the store, and converts back.
+//!
+//! **Invariant:** document changes are applied in arrival order by one task
+//! (`documents::DocumentOwner`); handlers only send to it or read snapshots.
+
+mod diagnostics;
+mod documents;
+mod ext;
+mod hover;
+mod server;
+mod to_proto;
+
+use std::path::PathBuf;
+
+use mnemo_store::workspace::Workspace;
+
+/// What the binary hands the server.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    pub store_path: PathBuf,
+    /// Used when the client names no workspace folder.
+    pub workspace: Workspace,
+}
+
+/// Serve LSP over stdin/stdout until the client says exit or closes stdin.
+pub fn run_stdio(config: ServerConfig) -> std::io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    runtime.block_on(server::serve(tokio::io::stdin(), tokio::io::stdout(), config));
+    Ok(())
+}

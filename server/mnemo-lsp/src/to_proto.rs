@@ -1,0 +1,61 @@
+//! Positions, in one place: LSP counts UTF-16 code units within a line;
+//! documents are ropes of chars; core diagnostics count bytes within a line.
+
+use ropey::Rope;
+use tower_lsp_server::ls_types::{Position, Range};
+
+/// The char index of an LSP position, clamped to the document.
+pub fn char_index(rope: &Rope, position: Position) -> usize {
+    if rope.len_lines() == 0 {
+        return 0;
+    }
+    let line = (position.line as usize).min(rope.len_lines() - 1);
+    let start = rope.line_to_char(line);
+    let mut utf16 = 0usize;
+    let mut chars = 0usize;
+    for ch in rope.line(line).chars() {
+        if utf16 >= position.character as usize || ch == '\n' || ch == '\r' {
+            break;
+        }
+        utf16 += ch.len_utf16();
+        chars += 1;
+    }
+    start + chars
+}
+
+/// The UTF-16 column of byte `byte` in `line` (clamped to a char boundary and the line).
+pub fn utf16_column(line: &str, byte: usize) -> u32 {
+    let mut byte = byte.min(line.len());
+    while !line.is_char_boundary(byte) {
+        byte -= 1;
+    }
+    line[..byte].encode_utf16().count() as u32
+}
+
+/// The range of bytes `start..end` of line `line` in `text`.
+pub fn line_range(text: &str, line: usize, start: usize, end: usize) -> Range {
+    let content = text.lines().nth(line).unwrap_or("");
+    let end = if end == 0 { content.len() } else { end };
+    Range::new(
+        Position::new(line as u32, utf16_column(content, start)),
+        Position::new(line as u32, utf16_column(content, end)),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utf16_positions_round_trip_through_chars() {
+        let rope = Rope::from_str("a🙂b\nxé\n");
+        assert_eq!(char_index(&rope, Position::new(0, 0)), 0);
+        assert_eq!(char_index(&rope, Position::new(0, 3)), 2, "🙂 is two UTF-16 units, one char");
+        assert_eq!(char_index(&rope, Position::new(1, 1)), 5);
+        assert_eq!(char_index(&rope, Position::new(1, 99)), 6, "past the end of a line clamps to before its newline");
+        assert_eq!(char_index(&rope, Position::new(99, 0)), rope.line_to_char(2), "past the last line clamps");
+        assert_eq!(utf16_column("a🙂b", 5), 3);
+        assert_eq!(utf16_column("a🙂b", 2), 1, "inside a char clamps back to its start");
+        assert_eq!(line_range("x\nab🙂\n", 1, 0, 0), Range::new(Position::new(1, 0), Position::new(1, 4)));
+    }
+}

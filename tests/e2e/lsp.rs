@@ -1,0 +1,205 @@
+//! The language server through the real binary over stdio, the way an editor
+//! drives it: initialize, open the mirror, diagnostics, hover, the
+//! `memory/checkout` request, robustness, shutdown — and stderr free of panics.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::support::Env;
+
+struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    messages: mpsc::Receiver<Value>,
+    next_id: i64,
+}
+
+impl Client {
+    fn start(env: &Env) -> Client {
+        let mut child =
+            env.command(&["lsp"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let (sender, messages) = mpsc::channel();
+        std::thread::spawn(move || {
+            loop {
+                let mut length = 0usize;
+                loop {
+                    let mut header = String::new();
+                    if stdout.read_line(&mut header).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let header = header.trim_end();
+                    if header.is_empty() {
+                        break;
+                    }
+                    if let Some(value) = header.strip_prefix("Content-Length: ") {
+                        length = value.parse().unwrap();
+                    }
+                }
+                let mut body = vec![0; length];
+                stdout.read_exact(&mut body).unwrap();
+                if sender.send(serde_json::from_slice(&body).unwrap()).is_err() {
+                    return;
+                }
+            }
+        });
+        Client { child, stdin, messages, next_id: 1 }
+    }
+
+    fn send(&mut self, message: &Value) {
+        let body = message.to_string();
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(&json!({ "jsonrpc": "2.0", "method": method, "params": params }));
+    }
+
+    /// Send a request and wait for its response (other messages are skipped).
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
+        self.wait(|m| m["id"] == id)
+    }
+
+    fn wait(&mut self, mut wanted: impl FnMut(&Value) -> bool) -> Value {
+        loop {
+            let message = self.messages.recv_timeout(Duration::from_secs(20)).expect("the server answered within 20 s");
+            if wanted(&message) {
+                return message;
+            }
+        }
+    }
+
+    fn finish(mut self) -> String {
+        let shutdown = self.request("shutdown", Value::Null);
+        assert_eq!(shutdown["result"], Value::Null);
+        self.notify("exit", Value::Null);
+        drop(self.stdin);
+        let status = self.child.wait().unwrap();
+        let mut stderr = String::new();
+        self.child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+        assert!(status.success(), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        stderr
+    }
+}
+
+fn uri(path: &std::path::Path) -> String {
+    format!("file://{}", path.display())
+}
+
+#[test]
+fn mirror_diagnostics_hover_and_checkout_over_stdio() {
+    let env = Env::new();
+    let body = "Restarting with the lock held deadlocks the new daemon.";
+    let lock =
+        env.ok(&["remember", "--kind", "gotcha", "--title", "Release the lock before restarting", "--body", body]);
+    let lock = lock.trim().trim_start_matches('#').to_string();
+    let stale = env.remember("finding", "Index rebuild reuses the embed cache").to_string();
+    env.ok(&["flag-stale", &stale, "--reason", "cache.rs changed"]);
+    let old = env.remember("decision", "Use openssl").to_string();
+    env.ok(&["supersede", &old, "--title", "Use rustls"]);
+    env.ok(&["export"]);
+    let mirror = env.root.join("MEMORY.md");
+    let text = std::fs::read_to_string(&mirror).unwrap();
+
+    let mut client = Client::start(&env);
+    let init =
+        client.request("initialize", json!({ "processId": null, "rootUri": uri(&env.root), "capabilities": {} }));
+    assert_eq!(init["result"]["capabilities"]["hoverProvider"], true);
+    client.notify("initialized", json!({}));
+    client.notify(
+        "textDocument/didOpen",
+        json!({ "textDocument": { "uri": uri(&mirror), "languageId": "markdown", "version": 1, "text": text } }),
+    );
+    let published = client.wait(|m| m["method"] == "textDocument/publishDiagnostics");
+    let diagnostics = published["params"]["diagnostics"].as_array().unwrap();
+    let summary: Vec<(i64, String)> = diagnostics
+        .iter()
+        .map(|d| (d["severity"].as_i64().unwrap(), d["message"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (2, format!("#{stale} is flagged stale: cache.rs changed; verify it before relying on it")),
+            (4, format!("#{old} was superseded by #4")),
+        ]
+    );
+    assert_eq!(diagnostics[1]["tags"], json!([2]), "deprecated: editors grey it out");
+
+    let line = text.lines().position(|l| l.starts_with(&format!("- [#{lock}]"))).unwrap();
+    let hover = client.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": uri(&mirror) }, "position": { "line": line, "character": 4 } }),
+    );
+    let value = hover["result"]["contents"]["value"].as_str().unwrap();
+    assert!(value.starts_with(&format!("**#{lock} Release the lock before restarting**")), "{value}");
+    assert!(
+        value.contains(body) && value.contains("recorded by an agent session; verify before relying on it"),
+        "{value}"
+    );
+    assert!(value.contains("History:\n- 2026-08-04 created (agent) by agent"), "{value}");
+    let nothing = client.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": uri(&mirror) }, "position": { "line": 0, "character": 0 } }),
+    );
+    assert_eq!(nothing["result"], Value::Null);
+
+    let checkout = client.request("memory/checkout", json!({}));
+    let result = &checkout["result"];
+    assert_eq!(result["uri"], format!("memory://{}/MEMORY.md", env.root.display()));
+    assert_eq!(result["epoch"], 5);
+    assert!(
+        result["text"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("<!-- mnemo checkout · workspace {} · epoch 5 -->", env.root.display()))
+    );
+    client.finish();
+}
+
+#[test]
+fn bad_requests_get_errors_or_nothing_and_the_server_keeps_serving() {
+    let env = Env::new();
+    env.remember("gotcha", "a");
+    let mut client = Client::start(&env);
+    client.request("initialize", json!({ "processId": null, "rootUri": uri(&env.root), "capabilities": {} }));
+    client.notify("initialized", json!({}));
+    let unopened = client.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": "file:///nowhere.md" }, "position": { "line": 0, "character": 0 } }),
+    );
+    assert_eq!(unopened["result"], Value::Null);
+    let unknown = client.request("memory/nonsense", json!({}));
+    assert_eq!(unknown["error"]["code"], -32601);
+    let bad_params = client.request("textDocument/hover", json!({ "position": "here" }));
+    assert_eq!(bad_params["error"]["code"], -32602);
+    let source = env.root.join("src/lock.rs");
+    client.notify("textDocument/didOpen", json!({ "textDocument": { "uri": uri(&source), "languageId": "rust", "version": 1, "text": "// see #1 and #999\n" } }));
+    client.notify("textDocument/didChange", json!({ "textDocument": { "uri": uri(&source), "version": 2 }, "contentChanges": [{ "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 0, "character": 0 } }, "text": "  " }] }));
+    let past_end = client.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": uri(&source) }, "position": { "line": 40, "character": 90 } }),
+    );
+    assert_eq!(past_end["result"], Value::Null);
+    let hover = client.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": uri(&source) }, "position": { "line": 0, "character": 10 } }),
+    );
+    assert!(hover["result"]["contents"]["value"].as_str().unwrap().starts_with("**#1 a**"), "{hover}");
+    let missing = client.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": uri(&source) }, "position": { "line": 0, "character": 17 } }),
+    );
+    assert_eq!(missing["result"], Value::Null, "an id that does not exist");
+    let stderr = client.finish();
+    assert!(!stderr.contains("error"), "{stderr}");
+}
