@@ -100,8 +100,17 @@ fn uri(path: &std::path::Path) -> String {
 fn mirror_diagnostics_hover_and_checkout_over_stdio() {
     let env = Env::new();
     let body = "Restarting with the lock held deadlocks the new daemon.";
-    let lock =
-        env.ok(&["remember", "--kind", "gotcha", "--title", "Release the lock before restarting", "--body", body]);
+    let lock = env.ok(&[
+        "remember",
+        "--kind",
+        "gotcha",
+        "--title",
+        "Release the lock before restarting",
+        "--body",
+        body,
+        "--anchor",
+        "src/lock.rs:2-3",
+    ]);
     let lock = lock.trim().trim_start_matches('#').to_string();
     let stale = env.remember("finding", "Index rebuild reuses the embed cache").to_string();
     env.ok(&["flag-stale", &stale, "--reason", "cache.rs changed"]);
@@ -152,6 +161,21 @@ fn mirror_diagnostics_hover_and_checkout_over_stdio() {
         json!({ "textDocument": { "uri": uri(&mirror) }, "position": { "line": 0, "character": 0 } }),
     );
     assert_eq!(nothing["result"], Value::Null);
+
+    let doc = json!({ "textDocument": { "uri": uri(&mirror) } });
+    let symbols = client.request("textDocument/documentSymbol", doc.clone());
+    let sections: Vec<&str> =
+        symbols["result"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(sections, ["Directives", "Tasks", "Gotchas", "Findings", "References", "Decisions", "Operational"]);
+    assert_eq!(symbols["result"][2]["children"][0]["name"], format!("#{lock} Release the lock before restarting"));
+    assert_eq!(symbols["result"][2]["children"][0]["selectionRange"]["start"]["line"], line);
+    let folds = client.request("textDocument/foldingRange", doc.clone());
+    let entry_fold =
+        folds["result"].as_array().unwrap().iter().any(|f| f["startLine"] == line && f["endLine"] == line + 2);
+    assert!(entry_fold, "the entry with a body and an anchor folds: {folds}");
+    let links = client.request("textDocument/documentLink", doc);
+    assert_eq!(links["result"][0]["target"], format!("{}#L2", uri(&env.root.join("src/lock.rs"))));
+    assert_eq!(links["result"][0]["range"]["start"]["line"], line + 2);
 
     let checkout = client.request("memory/checkout", json!({}));
     let result = &checkout["result"];

@@ -2,25 +2,18 @@
 //! superseded notes (hint, tagged deprecated so editors grey them out),
 //! expired notes (information), and a checkout's parse errors.
 
-use mnemo_core::memory_md::{Severity, StateMarker, parse_checkout};
+use mnemo_core::memory_md::{Severity, StateMarker};
 use tower_lsp_server::ls_types::{Diagnostic, DiagnosticSeverity, DiagnosticTag};
 
 use crate::documents::{Document, DocumentKind};
+use crate::outline::parse_document;
 use crate::to_proto::line_range;
 
 const SOURCE: &str = "mnemo";
 
 pub fn diagnostics(doc: &Document) -> Vec<Diagnostic> {
-    let text = doc.text.to_string();
-    let parsed = match doc.kind {
-        DocumentKind::Source => return Vec::new(),
-        DocumentKind::Checkout => parse_checkout(&text),
-        // The mirror is never checked in; it is read here only to mark its entries.
-        DocumentKind::Mirror => {
-            let body = text.split_once('\n').map_or("", |(_, rest)| rest);
-            parse_checkout(&format!("<!-- mnemo checkout · workspace mirror · epoch 0 -->\n{body}"))
-        }
-    };
+    // The mirror is never checked in; it is read here only to mark its entries.
+    let Some((text, parsed)) = parse_document(doc) else { return Vec::new() };
     let mut out = Vec::new();
     if doc.kind == DocumentKind::Checkout {
         for d in &parsed.diagnostics {

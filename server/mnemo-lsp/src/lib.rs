@@ -9,6 +9,7 @@ mod diagnostics;
 mod documents;
 mod ext;
 mod hover;
+mod outline;
 mod server;
 mod to_proto;
 

@@ -13,9 +13,10 @@ use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer, LspService, Server};
 
 use crate::ServerConfig;
-use crate::documents::{DocumentEvent, Snapshot, spawn_owner};
+use crate::documents::{Document, DocumentEvent, Snapshot, spawn_owner};
 use crate::ext::{CheckoutParams, CheckoutResult, checkout_uri};
 use crate::hover::{markdown, reference_at};
+use crate::outline::{document_links, document_symbols, folding_ranges};
 
 pub async fn serve(input: impl AsyncRead + Unpin, output: impl AsyncWrite, config: ServerConfig) {
     let (service, socket) = LspService::build(|client| Backend::new(client, config))
@@ -36,6 +37,11 @@ impl Backend {
     fn new(client: Client, config: ServerConfig) -> Backend {
         let (documents, snapshot) = spawn_owner(client);
         Backend { config, workspace: OnceLock::new(), documents, snapshot }
+    }
+
+    /// A clone of an open document as last applied.
+    fn document(&self, uri: &Uri) -> Option<Document> {
+        self.snapshot.lock().unwrap_or_else(|e| e.into_inner()).get(uri).cloned()
     }
 
     fn workspace(&self) -> Workspace {
@@ -96,6 +102,12 @@ impl LanguageServer for Backend {
             capabilities: ServerCapabilities {
                 text_document_sync: Some(TextDocumentSyncCapability::Kind(TextDocumentSyncKind::INCREMENTAL)),
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
+                document_symbol_provider: Some(OneOf::Left(true)),
+                folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
+                document_link_provider: Some(DocumentLinkOptions {
+                    resolve_provider: Some(false),
+                    work_done_progress_options: WorkDoneProgressOptions::default(),
+                }),
                 ..ServerCapabilities::default()
             },
             server_info: Some(ServerInfo { name: "mnemo".into(), version: Some(env!("CARGO_PKG_VERSION").into()) }),
@@ -123,6 +135,20 @@ impl LanguageServer for Backend {
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
         let _ = self.documents.send(DocumentEvent::Closed { uri: params.text_document.uri });
+    }
+
+    async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
+        let Some(doc) = self.document(&params.text_document.uri) else { return Ok(None) };
+        Ok(Some(DocumentSymbolResponse::Nested(document_symbols(&doc))))
+    }
+
+    async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
+        Ok(self.document(&params.text_document.uri).map(|doc| folding_ranges(&doc)))
+    }
+
+    async fn document_link(&self, params: DocumentLinkParams) -> Result<Option<Vec<DocumentLink>>> {
+        let root = self.workspace().root;
+        Ok(self.document(&params.text_document.uri).map(|doc| document_links(&doc, root.as_deref())))
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
