@@ -177,6 +177,25 @@ fn mirror_diagnostics_hover_and_checkout_over_stdio() {
     assert_eq!(links["result"][0]["target"], format!("{}#L2", uri(&env.root.join("src/lock.rs"))));
     assert_eq!(links["result"][0]["range"]["start"]["line"], line + 2);
 
+    let symbols = client.request("workspace/symbol", json!({ "query": "restarting with the lock held" }));
+    let first = &symbols["result"][0];
+    assert_eq!(first["name"], format!("#{lock} Release the lock before restarting"));
+    assert_eq!(first["location"]["uri"], uri(&mirror));
+    assert_eq!(first["location"]["range"]["start"]["line"], line);
+    let container = first["containerName"].as_str().unwrap();
+    assert!(container.starts_with("Gotchas · lexical only (no embedding model at "), "{container}");
+    let directives = client.request("workspace/symbol", json!({ "query": "" }));
+    assert_eq!(directives["result"], json!([]), "no directives in this workspace");
+
+    let source = env.root.join("src/lock.rs");
+    client.notify("textDocument/didOpen", json!({ "textDocument": { "uri": uri(&source), "languageId": "rust", "version": 1, "text": format!("// see #{lock}\n") } }));
+    let definition = client.request(
+        "textDocument/definition",
+        json!({ "textDocument": { "uri": uri(&source) }, "position": { "line": 0, "character": 8 } }),
+    );
+    assert_eq!(definition["result"]["uri"], uri(&mirror));
+    assert_eq!(definition["result"]["range"]["start"]["line"], line);
+
     let checkout = client.request("memory/checkout", json!({}));
     let result = &checkout["result"];
     assert_eq!(result["uri"], format!("memory://{}/MEMORY.md", env.root.display()));
@@ -226,4 +245,26 @@ fn bad_requests_get_errors_or_nothing_and_the_server_keeps_serving() {
     assert_eq!(missing["result"], Value::Null, "an id that does not exist");
     let stderr = client.finish();
     assert!(!stderr.contains("error"), "{stderr}");
+}
+
+#[test]
+fn workspace_symbols_run_hybrid_recall_with_the_model() {
+    let env = Env::with_model();
+    let lock = env.remember("gotcha", "Never restart the daemon while it holds the workspace lock");
+    env.remember("finding", "The segment cache evicts by bytes");
+    env.remember("directive", "Run the tests through cargo nextest");
+    env.ok(&["export"]);
+    let mut client = Client::start(&env);
+    client.request("initialize", json!({ "processId": null, "rootUri": uri(&env.root), "capabilities": {} }));
+    client.notify("initialized", json!({}));
+    let symbols = client
+        .request("workspace/symbol", json!({ "query": "bouncing the background service while it has the mutex" }));
+    assert_eq!(
+        symbols["result"][0]["name"],
+        format!("#{lock} Never restart the daemon while it holds the workspace lock")
+    );
+    assert!(symbols["result"][0]["containerName"].as_str().unwrap().starts_with("Gotchas · hybrid"), "{symbols}");
+    let directives = client.request("workspace/symbol", json!({ "query": "" }));
+    assert_eq!(directives["result"][0]["name"], "#3 Run the tests through cargo nextest");
+    client.finish();
 }

@@ -62,9 +62,22 @@ impl Document {
 pub type Snapshot = Arc<Mutex<HashMap<Uri, Document>>>;
 
 pub enum DocumentEvent {
-    Opened { uri: Uri, text: String, version: i32 },
-    Changed { uri: Uri, version: i32, changes: Vec<TextDocumentContentChangeEvent> },
-    Closed { uri: Uri },
+    Opened {
+        uri: Uri,
+        text: String,
+        version: i32,
+    },
+    Changed {
+        uri: Uri,
+        version: i32,
+        changes: Vec<TextDocumentContentChangeEvent>,
+    },
+    Closed {
+        uri: Uri,
+    },
+    /// Answered once every event queued before it is applied, so a request
+    /// sees the documents as of the notifications sent before it.
+    Barrier(tokio::sync::oneshot::Sender<()>),
 }
 
 /// Start the owner task; returns its queue and the snapshot it maintains.
@@ -94,6 +107,10 @@ pub fn spawn_owner(client: Client) -> (mpsc::UnboundedSender<DocumentEvent>, Sna
                     DocumentEvent::Closed { uri } => {
                         docs.remove(&uri);
                         Some((uri, Vec::new(), None))
+                    }
+                    DocumentEvent::Barrier(done) => {
+                        let _ = done.send(());
+                        None
                     }
                 }
             };

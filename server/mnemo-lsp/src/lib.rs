@@ -11,18 +11,26 @@ mod ext;
 mod hover;
 mod outline;
 mod server;
+mod symbols;
 mod to_proto;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use mnemo_store::workspace::Workspace;
 
+/// Turns a query into its embedding (`None`: no model; recall is lexical).
+pub type EmbedQuery = Arc<dyn Fn(&str) -> Option<Vec<f32>> + Send + Sync>;
+
 /// What the binary hands the server.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ServerConfig {
     pub store_path: PathBuf,
     /// Used when the client names no workspace folder.
     pub workspace: Workspace,
+    pub embed: Option<EmbedQuery>,
+    /// Why there is no model, when there is none (shown with every answer).
+    pub lexical_reason: Option<String>,
 }
 
 /// Serve LSP over stdin/stdout until the client says exit or closes stdin.

@@ -17,6 +17,10 @@ use crate::documents::{Document, DocumentEvent, Snapshot, spawn_owner};
 use crate::ext::{CheckoutParams, CheckoutResult, checkout_uri};
 use crate::hover::{markdown, reference_at};
 use crate::outline::{document_links, document_symbols, folding_ranges};
+use crate::symbols::{container, entry_line, entry_location, hidden_summary};
+use mnemo_core::recall::{Ranked, RankingMode, RecallAnswer, RecallRequest};
+use mnemo_core::{Kind, NoteId, Status};
+use mnemo_store::recall::DEFAULT_POOL;
 
 pub async fn serve(input: impl AsyncRead + Unpin, output: impl AsyncWrite, config: ServerConfig) {
     let (service, socket) = LspService::build(|client| Backend::new(client, config))
@@ -39,9 +43,23 @@ impl Backend {
         Backend { config, workspace: OnceLock::new(), documents, snapshot }
     }
 
-    /// A clone of an open document as last applied.
-    fn document(&self, uri: &Uri) -> Option<Document> {
+    /// A clone of an open document, after every change sent before this request.
+    async fn document(&self, uri: &Uri) -> Option<Document> {
+        let (done, applied) = tokio::sync::oneshot::channel();
+        if self.documents.send(DocumentEvent::Barrier(done)).is_ok() {
+            let _ = applied.await;
+        }
         self.snapshot.lock().unwrap_or_else(|e| e.into_inner()).get(uri).cloned()
+    }
+
+    /// The note referenced (`#id`, `[#id]`) at a position of an open document.
+    async fn reference(&self, position: &TextDocumentPositionParams) -> Option<NoteId> {
+        let doc = self.document(&position.text_document.uri).await?;
+        let line = position.position.line as usize;
+        if line >= doc.text.len_lines() {
+            return None;
+        }
+        reference_at(&doc.text.line(line).to_string(), position.position.character)
     }
 
     fn workspace(&self) -> Workspace {
@@ -103,6 +121,8 @@ impl LanguageServer for Backend {
                 text_document_sync: Some(TextDocumentSyncCapability::Kind(TextDocumentSyncKind::INCREMENTAL)),
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
                 document_symbol_provider: Some(OneOf::Left(true)),
+                workspace_symbol_provider: Some(OneOf::Left(true)),
+                definition_provider: Some(OneOf::Left(true)),
                 folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
                 document_link_provider: Some(DocumentLinkOptions {
                     resolve_provider: Some(false),
@@ -138,30 +158,92 @@ impl LanguageServer for Backend {
     }
 
     async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
-        let Some(doc) = self.document(&params.text_document.uri) else { return Ok(None) };
+        let Some(doc) = self.document(&params.text_document.uri).await else { return Ok(None) };
         Ok(Some(DocumentSymbolResponse::Nested(document_symbols(&doc))))
     }
 
     async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
-        Ok(self.document(&params.text_document.uri).map(|doc| folding_ranges(&doc)))
+        Ok(self.document(&params.text_document.uri).await.map(|doc| folding_ranges(&doc)))
     }
 
     async fn document_link(&self, params: DocumentLinkParams) -> Result<Option<Vec<DocumentLink>>> {
         let root = self.workspace().root;
-        Ok(self.document(&params.text_document.uri).map(|doc| document_links(&doc, root.as_deref())))
+        Ok(self.document(&params.text_document.uri).await.map(|doc| document_links(&doc, root.as_deref())))
+    }
+
+    async fn symbol(&self, params: WorkspaceSymbolParams) -> Result<Option<WorkspaceSymbolResponse>> {
+        let workspace = self.workspace();
+        let Some(root) = workspace.root.clone() else { return Ok(None) };
+        let mirror = root.join("MEMORY.md");
+        let mirror_text = std::fs::read_to_string(&mirror).ok();
+        let query = params.query.trim().to_string();
+        let vector = match (&self.config.embed, query.is_empty()) {
+            (Some(embed), false) => embed(&query),
+            _ => None,
+        };
+        let (mode, ranking) = match (&vector, &self.config.lexical_reason) {
+            (Some(_), _) => (RankingMode::Hybrid, "hybrid".to_string()),
+            (None, Some(reason)) => (RankingMode::LexicalOnly, format!("lexical only ({reason})")),
+            (None, None) => (RankingMode::LexicalOnly, "lexical only".to_string()),
+        };
+        let workspace_id = workspace.id.clone();
+        let (answer, notes) = self
+            .with_store(move |store| {
+                let scope = Scope::Workspace(workspace_id.clone());
+                let answer = if query.is_empty() {
+                    let directives = store
+                        .notes(&scope)?
+                        .into_iter()
+                        .filter(|v| v.note.content.kind == Kind::Directive && v.state.status == Status::Active)
+                        .map(|v| Ranked { id: v.note.id, score: 0.0, via_superseded: None })
+                        .collect();
+                    RecallAnswer { results: directives, ..RecallAnswer::default() }
+                } else {
+                    let mut request = RecallRequest::new(workspace_id, 50);
+                    request.mode = mode;
+                    store.recall(&query, vector.as_deref(), &request, DEFAULT_POOL)?.answer
+                };
+                let notes = answer
+                    .results
+                    .iter()
+                    .map(|r| store.note(&scope, r.id))
+                    .collect::<std::result::Result<Vec<_>, _>>()?;
+                Ok((answer, notes))
+            })
+            .await?;
+        let summary = hidden_summary(&answer, &ranking);
+        #[allow(deprecated)]
+        let symbols = notes
+            .iter()
+            .filter_map(|view| {
+                Some(SymbolInformation {
+                    name: format!("#{} {}", view.note.id, view.note.content.title),
+                    kind: SymbolKind::KEY,
+                    tags: None,
+                    deprecated: None,
+                    location: entry_location(&mirror, mirror_text.as_deref(), view.note.id)?,
+                    container_name: Some(container(view.note.content.kind, &summary)),
+                })
+            })
+            .collect();
+        Ok(Some(WorkspaceSymbolResponse::Flat(symbols)))
+    }
+
+    async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
+        let position = params.text_document_position_params;
+        let Some(id) = self.reference(&position).await else { return Ok(None) };
+        let Some(root) = self.workspace().root else { return Ok(None) };
+        let mirror = root.join("MEMORY.md");
+        let Ok(text) = std::fs::read_to_string(&mirror) else { return Ok(None) };
+        if entry_line(&text, id).is_none() {
+            return Ok(None);
+        }
+        Ok(entry_location(&mirror, Some(&text), id).map(GotoDefinitionResponse::Scalar))
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let position = params.text_document_position_params;
-        let line = {
-            let docs = self.snapshot.lock().unwrap_or_else(|e| e.into_inner());
-            let Some(doc) = docs.get(&position.text_document.uri) else { return Ok(None) };
-            if position.position.line as usize >= doc.text.len_lines() {
-                return Ok(None);
-            }
-            doc.text.line(position.position.line as usize).to_string()
-        };
-        let Some(id) = reference_at(&line, position.position.character) else { return Ok(None) };
+        let Some(id) = self.reference(&position).await else { return Ok(None) };
         let scope = Scope::Workspace(self.workspace().id);
         let now = mnemo_core::Timestamp(
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64),

@@ -5,6 +5,7 @@ mod eval;
 mod export;
 mod import;
 mod lifecycle;
+mod lsp;
 mod read;
 mod recall;
 mod remember;
@@ -38,12 +39,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Checkout(args) => export::checkout(&ctx, args),
         Command::Checkin(args) => checkin::checkin(&ctx, args),
         Command::Edit => checkin::edit(&ctx),
-        Command::Lsp => {
-            let config =
-                mnemo_lsp::ServerConfig { store_path: ctx.store_path.clone(), workspace: ctx.workspace.clone() };
-            mnemo_lsp::run_stdio(config)?;
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Lsp => lsp::run(&ctx),
         Command::Store(command) => store::run(&ctx, command),
         Command::Import(command) => import::run(&ctx, command),
     }

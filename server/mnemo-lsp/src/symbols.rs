@@ -1,0 +1,61 @@
+//! Workspace symbols run recall: each ranked note is a symbol located at
+//! its entry in the workspace's mirror (or the mirror's first line when the
+//! entry is not there). What the filters hid is carried in `containerName`,
+//! so nothing is hidden silently. An empty query lists the directives.
+
+use std::path::Path;
+
+use mnemo_core::NoteId;
+use mnemo_core::memory_md::section_title;
+use mnemo_core::recall::RecallAnswer;
+use tower_lsp_server::ls_types::{Location, Position, Range, Uri};
+
+/// The line of entry `id` in a MEMORY.md text.
+pub fn entry_line(text: &str, id: NoteId) -> Option<u32> {
+    let prefix = format!("- [#{id}] ");
+    text.lines().position(|l| l.starts_with(&prefix)).map(|l| l as u32)
+}
+
+/// Where note `id` is shown: its entry in the mirror at `mirror`.
+pub fn entry_location(mirror: &Path, mirror_text: Option<&str>, id: NoteId) -> Option<Location> {
+    let uri = Uri::from_file_path(mirror)?;
+    let line = mirror_text.and_then(|t| entry_line(t, id)).unwrap_or(0);
+    Some(Location { uri, range: Range::new(Position::new(line, 0), Position::new(line, 0)) })
+}
+
+/// `hidden: 2 stale (#12), 1 other workspace` — or the ranking alone.
+pub fn hidden_summary(answer: &RecallAnswer, ranking: &str) -> String {
+    if answer.hidden.is_empty() {
+        return format!("{ranking}; nothing hidden");
+    }
+    let parts: Vec<String> = answer
+        .hidden
+        .iter()
+        .map(|(reason, count)| match *reason {
+            "stale" if !answer.hidden_stale.is_empty() => {
+                let ids: Vec<String> = answer.hidden_stale.iter().map(|id| format!("#{id}")).collect();
+                format!("{count} stale ({})", ids.join(", "))
+            }
+            other => format!("{count} {other}"),
+        })
+        .collect();
+    format!("{ranking}; hidden: {}", parts.join(", "))
+}
+
+/// The container shown beside a symbol: its section, and what was hidden.
+pub fn container(kind: mnemo_core::Kind, summary: &str) -> String {
+    format!("{} · {summary}", section_title(kind))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entry_lines_are_found_by_exact_id() {
+        let text = "x\n- [#12] 2026-01-01 · low · a\n- [#1] 2026-01-01 · low · b\n";
+        assert_eq!(entry_line(text, 1), Some(2));
+        assert_eq!(entry_line(text, 12), Some(1));
+        assert_eq!(entry_line(text, 2), None);
+    }
+}
