@@ -268,3 +268,52 @@ fn workspace_symbols_run_hybrid_recall_with_the_model() {
     assert_eq!(directives["result"][0]["name"], "#3 Run the tests through cargo nextest");
     client.finish();
 }
+
+#[test]
+fn code_actions_run_commands_that_append_events_and_refresh_the_mirror() {
+    let env = Env::new();
+    let id = env.remember("gotcha", "Release the lock before restarting");
+    env.ok(&["export", "--enable"]);
+    let mirror = env.root.join("MEMORY.md");
+    let text = std::fs::read_to_string(&mirror).unwrap();
+    let line = text.lines().position(|l| l.starts_with(&format!("- [#{id}]"))).unwrap();
+    let mut client = Client::start(&env);
+    client.request("initialize", json!({ "processId": null, "rootUri": uri(&env.root), "capabilities": {} }));
+    client.notify("initialized", json!({}));
+    client.notify(
+        "textDocument/didOpen",
+        json!({ "textDocument": { "uri": uri(&mirror), "languageId": "markdown", "version": 1, "text": text } }),
+    );
+    let range = json!({ "start": { "line": line, "character": 0 }, "end": { "line": line, "character": 0 } });
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({ "textDocument": { "uri": uri(&mirror) }, "range": range, "context": { "diagnostics": [] } }),
+    );
+    let titles: Vec<&str> =
+        actions["result"].as_array().unwrap().iter().map(|a| a["title"].as_str().unwrap()).collect();
+    assert_eq!(titles, [format!("Revoke #{id}…"), format!("Flag #{id} stale…"), format!("Promote #{id} to human")]);
+    assert_eq!(actions["result"][0]["command"]["command"], "mnemo.revoke");
+
+    let missing_reason =
+        client.request("workspace/executeCommand", json!({ "command": "mnemo.revoke", "arguments": [id] }));
+    assert_eq!(missing_reason["error"]["code"], -32602);
+    let unknown = client.request("workspace/executeCommand", json!({ "command": "mnemo.nonsense", "arguments": [id] }));
+    assert!(unknown["error"]["message"].as_str().unwrap().contains("unknown command"), "{unknown}");
+    let revoked = client.request(
+        "workspace/executeCommand",
+        json!({ "command": "mnemo.revoke", "arguments": [id, "wrong lock order"] }),
+    );
+    assert_eq!(revoked["result"]["state"], "revoked");
+    let again =
+        client.request("workspace/executeCommand", json!({ "command": "mnemo.revoke", "arguments": [id, "again"] }));
+    assert!(again["error"]["message"].as_str().unwrap().contains("cannot revoke a note that is revoked"), "{again}");
+    let other =
+        client.request("workspace/executeCommand", json!({ "command": "mnemo.reinstate", "arguments": [4242] }));
+    assert!(other["error"]["message"].as_str().unwrap().contains("no note #4242"), "{other}");
+    client.finish();
+
+    let history = env.json(&["history", &id.to_string()]);
+    assert_eq!((history[1]["kind"].as_str(), history[1]["actor"].as_str()), (Some("revoked"), Some("human")));
+    let mirrored = std::fs::read_to_string(&mirror).unwrap();
+    assert!(mirrored.contains("REVOKED 2026-"), "the mirror follows the server's write: {mirrored}");
+}

@@ -5,6 +5,7 @@
 //! **Invariant:** document changes are applied in arrival order by one task
 //! (`documents::DocumentOwner`); handlers only send to it or read snapshots.
 
+mod actions;
 mod diagnostics;
 mod documents;
 mod ext;

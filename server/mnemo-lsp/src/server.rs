@@ -13,13 +13,17 @@ use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer, LspService, Server};
 
 use crate::ServerConfig;
+use crate::actions::{COMMANDS, actions_for, event_for};
 use crate::documents::{Document, DocumentEvent, Snapshot, spawn_owner};
 use crate::ext::{CheckoutParams, CheckoutResult, checkout_uri};
 use crate::hover::{markdown, reference_at};
-use crate::outline::{document_links, document_symbols, folding_ranges};
+use crate::outline::{document_links, document_symbols, folding_ranges, parse_document};
 use crate::symbols::{container, entry_line, entry_location, hidden_summary};
 use mnemo_core::recall::{Ranked, RankingMode, RecallAnswer, RecallRequest};
+use mnemo_core::{Actor, EventData};
 use mnemo_core::{Kind, NoteId, Status};
+use mnemo_store::config::WorkspaceConfig;
+use mnemo_store::mirror::{self, MirrorTarget};
 use mnemo_store::recall::DEFAULT_POOL;
 
 pub async fn serve(input: impl AsyncRead + Unpin, output: impl AsyncWrite, config: ServerConfig) {
@@ -30,6 +34,9 @@ pub async fn serve(input: impl AsyncRead + Unpin, output: impl AsyncWrite, confi
 }
 
 struct Backend {
+    client: Client,
+    /// Writes are serialised here, in arrival order (a fair lock).
+    writer: tokio::sync::Mutex<()>,
     config: ServerConfig,
     /// The workspace the client named at `initialize` (else the configured one).
     workspace: OnceLock<Workspace>,
@@ -39,8 +46,8 @@ struct Backend {
 
 impl Backend {
     fn new(client: Client, config: ServerConfig) -> Backend {
-        let (documents, snapshot) = spawn_owner(client);
-        Backend { config, workspace: OnceLock::new(), documents, snapshot }
+        let (documents, snapshot) = spawn_owner(client.clone());
+        Backend { client, writer: tokio::sync::Mutex::new(()), config, workspace: OnceLock::new(), documents, snapshot }
     }
 
     /// A clone of an open document, after every change sent before this request.
@@ -95,6 +102,27 @@ impl Backend {
     }
 }
 
+fn now() -> mnemo_core::Timestamp {
+    mnemo_core::Timestamp(
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64),
+    )
+}
+
+/// Re-render the workspace's mirror after a write when it is enabled; a
+/// problem is returned for the editor to show, never an error of the write.
+fn refresh_mirror(store: &Store, workspace: &Workspace) -> Option<String> {
+    let config = match WorkspaceConfig::load(workspace.root.as_deref()) {
+        Ok(config) => config,
+        Err(e) => return Some(e.to_string()),
+    };
+    if !config.memory_export.enabled {
+        return None;
+    }
+    let result = MirrorTarget::resolve(workspace, std::path::Path::new(&config.memory_export.path))
+        .and_then(|target| mirror::export(store, &target));
+    result.err().map(|e| format!("the write is saved, but the mirror was not updated: {e}"))
+}
+
 fn internal(e: impl std::fmt::Display) -> Error {
     Error { code: ErrorCode::InternalError, message: e.to_string().into(), data: None }
 }
@@ -123,6 +151,11 @@ impl LanguageServer for Backend {
                 document_symbol_provider: Some(OneOf::Left(true)),
                 workspace_symbol_provider: Some(OneOf::Left(true)),
                 definition_provider: Some(OneOf::Left(true)),
+                code_action_provider: Some(CodeActionProviderCapability::Simple(true)),
+                execute_command_provider: Some(ExecuteCommandOptions {
+                    commands: COMMANDS.iter().map(|c| c.to_string()).collect(),
+                    work_done_progress_options: WorkDoneProgressOptions::default(),
+                }),
                 folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
                 document_link_provider: Some(DocumentLinkOptions {
                     resolve_provider: Some(false),
@@ -229,6 +262,45 @@ impl LanguageServer for Backend {
         Ok(Some(WorkspaceSymbolResponse::Flat(symbols)))
     }
 
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        let Some(doc) = self.document(&params.text_document.uri).await else { return Ok(None) };
+        let Some((_, parsed)) = parse_document(&doc) else { return Ok(None) };
+        let line = params.range.start.line as usize;
+        let entry = parsed.entries.iter().find(|e| e.first_line <= line && line <= e.last_line);
+        Ok(entry.map(|e| actions_for(&e.entry)).filter(|a| !a.is_empty()))
+    }
+
+    async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
+        let (id, kind, reason) = event_for(&params.command, &params.arguments).map_err(|message| Error {
+            code: ErrorCode::InvalidParams,
+            message: message.into(),
+            data: None,
+        })?;
+        let workspace = self.workspace();
+        let _writer = self.writer.lock().await;
+        let scope = Scope::Workspace(workspace.id.clone());
+        let now = now();
+        let state = self
+            .with_store(move |store| {
+                let state =
+                    store.write(|w| w.append(&scope, id, EventData { kind, actor: Actor::Human, at: now, reason }))?;
+                if let Some(problem) = refresh_mirror(store, &workspace) {
+                    return Ok((state, Some(problem)));
+                }
+                Ok((state, None))
+            })
+            .await;
+        match state {
+            Ok((state, problem)) => {
+                if let Some(problem) = problem {
+                    self.client.show_message(MessageType::WARNING, problem).await;
+                }
+                Ok(Some(serde_json::json!({ "id": id, "state": state.status.name(), "provenance": state.provenance })))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
         let position = params.text_document_position_params;
         let Some(id) = self.reference(&position).await else { return Ok(None) };
@@ -245,9 +317,7 @@ impl LanguageServer for Backend {
         let position = params.text_document_position_params;
         let Some(id) = self.reference(&position).await else { return Ok(None) };
         let scope = Scope::Workspace(self.workspace().id);
-        let now = mnemo_core::Timestamp(
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64),
-        );
+        let now = now();
         let found = self
             .with_store(move |store| match store.note(&scope, id) {
                 Ok(view) => Ok(Some((store.history(&scope, id)?, view))),
