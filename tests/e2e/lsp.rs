@@ -317,3 +317,49 @@ fn code_actions_run_commands_that_append_events_and_refresh_the_mirror() {
     let mirrored = std::fs::read_to_string(&mirror).unwrap();
     assert!(mirrored.contains("REVOKED 2026-"), "the mirror follows the server's write: {mirrored}");
 }
+
+#[test]
+fn completion_of_references_and_inlay_hints() {
+    let env = Env::new();
+    let id = env.ok(&["remember", "--kind", "gotcha", "--title", "Release the lock", "--body", "Or it deadlocks."]);
+    let id: i64 = id.trim().trim_start_matches('#').parse().unwrap();
+    let revoked = env.remember("task", "Old task");
+    env.ok(&["revoke", &revoked.to_string(), "--reason", "done"]);
+    env.ok(&["export"]);
+    let mirror = env.root.join("MEMORY.md");
+    let source = env.root.join("src/lock.rs");
+    let mut client = Client::start(&env);
+    client.request("initialize", json!({ "processId": null, "rootUri": uri(&env.root), "capabilities": {} }));
+    client.notify("initialized", json!({}));
+    client.notify("textDocument/didOpen", json!({ "textDocument": { "uri": uri(&source), "languageId": "rust", "version": 1, "text": "// see #\n// plain\n" } }));
+    let items = client.request(
+        "textDocument/completion",
+        json!({ "textDocument": { "uri": uri(&source) }, "position": { "line": 0, "character": 8 } }),
+    );
+    let items = items["result"].as_array().unwrap().clone();
+    assert_eq!(items.len(), 1, "revoked notes are not offered: {items:?}");
+    assert_eq!(items[0]["label"], format!("#{id} Release the lock"));
+    assert_eq!(items[0]["insertText"], id.to_string());
+    assert_eq!(items[0]["documentation"]["value"], "Or it deadlocks.");
+    let none = client.request(
+        "textDocument/completion",
+        json!({ "textDocument": { "uri": uri(&source) }, "position": { "line": 1, "character": 5 } }),
+    );
+    assert_eq!(none["result"], Value::Null, "no `#` before the cursor");
+
+    let text = std::fs::read_to_string(&mirror).unwrap();
+    client.notify(
+        "textDocument/didOpen",
+        json!({ "textDocument": { "uri": uri(&mirror), "languageId": "markdown", "version": 1, "text": text } }),
+    );
+    let whole = json!({ "start": { "line": 0, "character": 0 }, "end": { "line": 99, "character": 0 } });
+    let hints =
+        client.request("textDocument/inlayHint", json!({ "textDocument": { "uri": uri(&mirror) }, "range": whole }));
+    let hints = hints["result"].as_array().unwrap().clone();
+    assert_eq!(hints.len(), 2);
+    let line = text.lines().position(|l| l.starts_with(&format!("- [#{id}]"))).unwrap();
+    let hint = hints.iter().find(|h| h["position"]["line"] == line).unwrap();
+    assert_eq!(hint["position"]["character"], 6);
+    assert!(hint["label"].as_str().unwrap().starts_with("agent · "), "{hint}");
+    client.finish();
+}

@@ -6,6 +6,7 @@
 //! (`documents::DocumentOwner`); handlers only send to it or read snapshots.
 
 mod actions;
+mod completion;
 mod diagnostics;
 mod documents;
 mod ext;

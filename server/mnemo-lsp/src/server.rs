@@ -14,11 +14,14 @@ use tower_lsp_server::{Client, LanguageServer, LspService, Server};
 
 use crate::ServerConfig;
 use crate::actions::{COMMANDS, actions_for, event_for};
+use crate::completion::{completion_items, inlay_hints, typing_reference};
+use crate::documents::DocumentKind;
 use crate::documents::{Document, DocumentEvent, Snapshot, spawn_owner};
 use crate::ext::{CheckoutParams, CheckoutResult, checkout_uri};
 use crate::hover::{markdown, reference_at};
 use crate::outline::{document_links, document_symbols, folding_ranges, parse_document};
 use crate::symbols::{container, entry_line, entry_location, hidden_summary};
+use crate::to_proto::char_index;
 use mnemo_core::recall::{Ranked, RankingMode, RecallAnswer, RecallRequest};
 use mnemo_core::{Actor, EventData};
 use mnemo_core::{Kind, NoteId, Status};
@@ -152,6 +155,11 @@ impl LanguageServer for Backend {
                 workspace_symbol_provider: Some(OneOf::Left(true)),
                 definition_provider: Some(OneOf::Left(true)),
                 code_action_provider: Some(CodeActionProviderCapability::Simple(true)),
+                completion_provider: Some(CompletionOptions {
+                    trigger_characters: Some(vec!["#".into()]),
+                    ..CompletionOptions::default()
+                }),
+                inlay_hint_provider: Some(OneOf::Left(true)),
                 execute_command_provider: Some(ExecuteCommandOptions {
                     commands: COMMANDS.iter().map(|c| c.to_string()).collect(),
                     work_done_progress_options: WorkDoneProgressOptions::default(),
@@ -260,6 +268,33 @@ impl LanguageServer for Backend {
             })
             .collect();
         Ok(Some(WorkspaceSymbolResponse::Flat(symbols)))
+    }
+
+    async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
+        let position = params.text_document_position;
+        let Some(doc) = self.document(&position.text_document.uri).await else { return Ok(None) };
+        let line = position.position.line as usize;
+        if line >= doc.text.len_lines() {
+            return Ok(None);
+        }
+        let start = doc.text.line_to_char(line);
+        let cursor = char_index(&doc.text, position.position);
+        if !typing_reference(&doc.text.slice(start..cursor).to_string()) {
+            return Ok(None);
+        }
+        let scope = Scope::Workspace(self.workspace().id);
+        let views = self.with_store(move |store| store.notes(&scope)).await?;
+        Ok(Some(CompletionResponse::Array(completion_items(&views))))
+    }
+
+    async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
+        let Some(doc) = self.document(&params.text_document.uri).await else { return Ok(None) };
+        if doc.kind == DocumentKind::Source {
+            return Ok(None);
+        }
+        let scope = Scope::Workspace(self.workspace().id);
+        let views = self.with_store(move |store| store.notes(&scope)).await?;
+        Ok(Some(inlay_hints(&doc.text.to_string(), &views, now())))
     }
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
