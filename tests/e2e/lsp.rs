@@ -363,3 +363,39 @@ fn completion_of_references_and_inlay_hints() {
     assert!(hint["label"].as_str().unwrap().starts_with("agent · "), "{hint}");
     client.finish();
 }
+
+#[test]
+fn another_processs_write_refreshes_a_clean_checkout_and_warns_a_dirty_one() {
+    let env = Env::new();
+    env.remember("gotcha", "First note");
+    let mut client = Client::start(&env);
+    client.request("initialize", json!({ "processId": null, "rootUri": uri(&env.root), "capabilities": {} }));
+    client.notify("initialized", json!({}));
+    let checkout = client.request("memory/checkout", json!({}));
+    let memory_uri = checkout["result"]["uri"].as_str().unwrap().to_string();
+    let text = checkout["result"]["text"].as_str().unwrap().to_string();
+    client.notify(
+        "textDocument/didOpen",
+        json!({ "textDocument": { "uri": memory_uri, "languageId": "markdown", "version": 1, "text": text } }),
+    );
+    client.wait(|m| m["method"] == "textDocument/publishDiagnostics");
+
+    env.remember("finding", "Written by another process");
+    let changed = client.wait(|m| m["method"] == "memory/didChange");
+    assert_eq!(changed["params"]["uri"], memory_uri);
+    assert_eq!(changed["params"]["epoch"], 2);
+    let new_text = changed["params"]["text"].as_str().unwrap().to_string();
+    assert!(new_text.contains("Written by another process"));
+
+    client.notify("textDocument/didChange", json!({ "textDocument": { "uri": memory_uri, "version": 2 }, "contentChanges": [{ "text": new_text.replace("First note", "First note, edited") }] }));
+    env.remember("finding", "And another one");
+    let warned = client.wait(|m| {
+        m["method"] == "textDocument/publishDiagnostics"
+            && m["params"]["diagnostics"].as_array().is_some_and(|d| {
+                d.iter()
+                    .any(|d| d["message"].as_str().unwrap_or("").starts_with("the store changed since this checkout"))
+            })
+    });
+    assert_eq!(warned["params"]["uri"], memory_uri);
+    client.finish();
+}

@@ -12,6 +12,7 @@ mod documents;
 mod ext;
 mod hover;
 mod outline;
+mod refresh;
 mod server;
 mod symbols;
 mod to_proto;

@@ -2,7 +2,7 @@
 //! core and the store, and convert back. Store reads run on blocking threads,
 //! each with its own connection.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use mnemo_store::workspace::Workspace;
 use mnemo_store::{Scope, Store};
@@ -20,6 +20,7 @@ use crate::documents::{Document, DocumentEvent, Snapshot, spawn_owner};
 use crate::ext::{CheckoutParams, CheckoutResult, checkout_uri};
 use crate::hover::{markdown, reference_at};
 use crate::outline::{document_links, document_symbols, folding_ranges, parse_document};
+use crate::refresh::{self, Checkouts, Refresher};
 use crate::symbols::{container, entry_line, entry_location, hidden_summary};
 use crate::to_proto::char_index;
 use mnemo_core::recall::{Ranked, RankingMode, RecallAnswer, RecallRequest};
@@ -42,7 +43,10 @@ struct Backend {
     writer: tokio::sync::Mutex<()>,
     config: ServerConfig,
     /// The workspace the client named at `initialize` (else the configured one).
-    workspace: OnceLock<Workspace>,
+    workspace: Arc<OnceLock<Workspace>>,
+    checkouts: Checkouts,
+    /// Keeps the store watch alive (other processes' writes refresh open checkouts).
+    _watch: Option<std::sync::Mutex<notify::RecommendedWatcher>>,
     documents: UnboundedSender<DocumentEvent>,
     snapshot: Snapshot,
 }
@@ -50,7 +54,28 @@ struct Backend {
 impl Backend {
     fn new(client: Client, config: ServerConfig) -> Backend {
         let (documents, snapshot) = spawn_owner(client.clone());
-        Backend { client, writer: tokio::sync::Mutex::new(()), config, workspace: OnceLock::new(), documents, snapshot }
+        let workspace: Arc<OnceLock<Workspace>> = Arc::default();
+        let checkouts: Checkouts = Arc::default();
+        let watch = refresh::spawn(Refresher {
+            client: client.clone(),
+            store_path: config.store_path.clone(),
+            workspace: workspace.clone(),
+            fallback: config.workspace.clone(),
+            snapshot: snapshot.clone(),
+            checkouts: checkouts.clone(),
+        })
+        .map_err(|e| eprintln!("mnemo lsp: cannot watch the store for other processes' writes: {e}"))
+        .ok();
+        Backend {
+            client,
+            writer: tokio::sync::Mutex::new(()),
+            config,
+            workspace,
+            checkouts,
+            _watch: watch.map(std::sync::Mutex::new),
+            documents,
+            snapshot,
+        }
     }
 
     /// A clone of an open document, after every change sent before this request.
@@ -101,6 +126,10 @@ impl Backend {
         };
         let uri = checkout_uri(&workspace.id);
         let document = self.with_store(move |store| store.checkout(&workspace)).await?;
+        self.checkouts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(uri.clone(), (document.epoch, document.text.clone()));
         Ok(CheckoutResult { text: document.text, epoch: document.epoch, uri })
     }
 }

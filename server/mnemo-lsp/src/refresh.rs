@@ -1,0 +1,128 @@
+//! Noticing writes by other processes: a `notify` watch on the store file
+//! wakes a task that waits for a short quiet spell, checks the store epoch,
+//! and refreshes open checkouts — a clean buffer gets the new render through
+//! a `memory/didChange` notification; a dirty one gets a warning that the
+//! store changed since its checkout (its save will show any conflicts).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use mnemo_store::Store;
+use mnemo_store::workspace::Workspace;
+use notify::Watcher;
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc;
+use tower_lsp_server::Client;
+use tower_lsp_server::ls_types::notification::Notification;
+use tower_lsp_server::ls_types::{Diagnostic, DiagnosticSeverity, Position, Range, Uri};
+
+use crate::diagnostics::diagnostics;
+use crate::documents::{DocumentKind, Snapshot};
+
+/// The checkouts handed out: virtual document URI → (epoch, text).
+pub type Checkouts = Arc<Mutex<HashMap<String, (i64, String)>>>;
+
+/// `memory/didChange`: the new render of a clean checkout buffer.
+pub enum MemoryDidChange {}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct MemoryDidChangeParams {
+    pub uri: String,
+    pub text: String,
+    pub epoch: i64,
+}
+
+impl Notification for MemoryDidChange {
+    type Params = MemoryDidChangeParams;
+    const METHOD: &'static str = "memory/didChange";
+}
+
+/// Quiet time after the last change to the store file before refreshing.
+const QUIET: Duration = Duration::from_millis(150);
+
+pub struct Refresher {
+    pub client: Client,
+    pub store_path: PathBuf,
+    pub workspace: Arc<OnceLock<Workspace>>,
+    pub fallback: Workspace,
+    pub snapshot: Snapshot,
+    pub checkouts: Checkouts,
+}
+
+/// Watch the store's directory; returns the watcher, which must be kept alive.
+pub fn spawn(refresher: Refresher) -> notify::Result<notify::RecommendedWatcher> {
+    let (sender, mut receiver) = mpsc::unbounded_channel::<()>();
+    let prefix = refresher.store_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let dir =
+        refresher.store_path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
+    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        let Ok(event) = event else { return };
+        if !event.kind.is_access()
+            && event.paths.iter().any(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(&prefix)))
+        {
+            let _ = sender.send(());
+        }
+    })?;
+    watcher.watch(&dir, notify::RecursiveMode::NonRecursive)?;
+    tokio::spawn(async move {
+        let mut last_epoch: Option<i64> = None;
+        while receiver.recv().await.is_some() {
+            while let Ok(Some(())) = tokio::time::timeout(QUIET, receiver.recv()).await {}
+            last_epoch = refresher.refresh(last_epoch).await;
+        }
+    });
+    Ok(watcher)
+}
+
+impl Refresher {
+    async fn refresh(&self, last_epoch: Option<i64>) -> Option<i64> {
+        let workspace = self.workspace.get().cloned().unwrap_or_else(|| self.fallback.clone());
+        let path = self.store_path.clone();
+        let checkout_workspace = workspace.clone();
+        let rendered = tokio::task::spawn_blocking(move || {
+            let store = Store::open(&path).ok()?;
+            let epoch = store.epoch().ok()?;
+            if Some(epoch) == last_epoch {
+                return Some((epoch, None));
+            }
+            Some((epoch, store.checkout(&checkout_workspace).ok()))
+        })
+        .await
+        .ok()
+        .flatten();
+        let Some((epoch, Some(document))) = rendered else { return rendered.map(|(e, _)| e).or(last_epoch) };
+        let open: Vec<(Uri, crate::documents::Document)> = {
+            let docs = self.snapshot.lock().unwrap_or_else(|e| e.into_inner());
+            docs.iter().filter(|(_, d)| d.kind == DocumentKind::Checkout).map(|(u, d)| (u.clone(), d.clone())).collect()
+        };
+        for (uri, doc) in open {
+            let handed_out = self.checkouts.lock().unwrap_or_else(|e| e.into_inner()).get(uri.as_str()).cloned();
+            let Some((base_epoch, base_text)) = handed_out else { continue };
+            if base_epoch == epoch {
+                continue;
+            }
+            if doc.text.to_string() == base_text {
+                self.checkouts
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(uri.as_str().to_string(), (epoch, document.text.clone()));
+                let params =
+                    MemoryDidChangeParams { uri: uri.as_str().to_string(), text: document.text.clone(), epoch };
+                self.client.send_notification::<MemoryDidChange>(params).await;
+            } else {
+                let mut found = diagnostics(&doc);
+                found.push(Diagnostic {
+                    range: Range::new(Position::new(0, 0), Position::new(0, 0)),
+                    severity: Some(DiagnosticSeverity::WARNING),
+                    source: Some("mnemo".into()),
+                    message: format!("the store changed since this checkout (epoch {base_epoch} → {epoch}); saving checks in your edits and shows any conflicts"),
+                    ..Diagnostic::default()
+                });
+                self.client.publish_diagnostics(uri, found, Some(doc.version)).await;
+            }
+        }
+        Some(epoch)
+    }
+}
