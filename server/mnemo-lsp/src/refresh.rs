@@ -5,13 +5,13 @@
 //! store changed since its checkout (its save will show any conflicts).
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use mnemo_store::Store;
+use mnemo_store::store_watch::{StoreWatcher, watch_store};
 use mnemo_store::workspace::Workspace;
-use notify::Watcher;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 use tower_lsp_server::Client;
@@ -51,21 +51,12 @@ pub struct Refresher {
     pub checkouts: Checkouts,
 }
 
-/// Watch the store's directory; returns the watcher, which must be kept alive.
-pub fn spawn(refresher: Refresher) -> notify::Result<notify::RecommendedWatcher> {
+/// Watch the store; returns the watcher, which must be kept alive.
+pub fn spawn(refresher: Refresher) -> notify::Result<StoreWatcher> {
     let (sender, mut receiver) = mpsc::unbounded_channel::<()>();
-    let prefix = refresher.store_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let dir =
-        refresher.store_path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
-    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-        let Ok(event) = event else { return };
-        if !event.kind.is_access()
-            && event.paths.iter().any(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(&prefix)))
-        {
-            let _ = sender.send(());
-        }
+    let watcher = watch_store(&refresher.store_path, move || {
+        let _ = sender.send(());
     })?;
-    watcher.watch(&dir, notify::RecursiveMode::NonRecursive)?;
     tokio::spawn(async move {
         let mut last_epoch: Option<i64> = None;
         while receiver.recv().await.is_some() {

@@ -46,7 +46,7 @@ struct Backend {
     workspace: Arc<OnceLock<Workspace>>,
     checkouts: Checkouts,
     /// Keeps the store watch alive (other processes' writes refresh open checkouts).
-    _watch: Option<std::sync::Mutex<notify::RecommendedWatcher>>,
+    _watch: Option<std::sync::Mutex<mnemo_store::store_watch::StoreWatcher>>,
     documents: UnboundedSender<DocumentEvent>,
     snapshot: Snapshot,
 }

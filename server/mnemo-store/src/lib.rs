@@ -20,6 +20,7 @@ pub mod recall;
 mod schema;
 mod sql_codec;
 mod store;
+pub mod store_watch;
 mod vectors;
 mod verify;
 pub mod workspace;

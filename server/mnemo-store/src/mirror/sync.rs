@@ -14,10 +14,10 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use mnemo_core::debounce::Debouncer;
-use notify::Watcher;
 
 use super::{MirrorTarget, export, is_behind};
 use crate::store::Store;
+use crate::store_watch::{StoreWatcher, watch_store};
 
 /// What the worker reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,7 +36,7 @@ enum Message {
 pub struct MirrorSync {
     sender: mpsc::Sender<Message>,
     worker: Option<JoinHandle<()>>,
-    _watcher: Option<notify::RecommendedWatcher>,
+    _watcher: Option<StoreWatcher>,
 }
 
 impl MirrorSync {
@@ -49,9 +49,11 @@ impl MirrorSync {
         report: impl Fn(MirrorEvent) + Send + 'static,
     ) -> MirrorSync {
         let (sender, receiver) = mpsc::channel();
-        let watcher = watch_store(store_path, sender.clone()).map_err(|e| {
-            report(MirrorEvent::Failed(format!("cannot watch the store for other processes' writes: {e}")))
-        });
+        let poke = std::sync::Mutex::new(sender.clone());
+        let watcher = watch_store(store_path, move || {
+            let _ = poke.lock().map(|s| s.send(Message::Poke));
+        })
+        .map_err(|e| report(MirrorEvent::Failed(format!("cannot watch the store for other processes' writes: {e}"))));
         let store_path = store_path.to_path_buf();
         let worker = std::thread::Builder::new()
             .name("mnemo-mirror".into())
@@ -89,24 +91,6 @@ impl Drop for MirrorSync {
             let _ = worker.join();
         }
     }
-}
-
-fn watch_store(store_path: &Path, sender: mpsc::Sender<Message>) -> notify::Result<notify::RecommendedWatcher> {
-    let dir = store_path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
-    let prefix = store_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-        let Ok(event) = event else { return };
-        if event.kind.is_access() {
-            return;
-        }
-        let touches_store =
-            event.paths.iter().any(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(&prefix)));
-        if touches_store {
-            let _ = sender.send(Message::Poke);
-        }
-    })?;
-    watcher.watch(&dir, notify::RecursiveMode::NonRecursive)?;
-    Ok(watcher)
 }
 
 fn run(
