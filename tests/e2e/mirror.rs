@@ -129,6 +129,7 @@ fn export_refuses_bad_paths_and_leaves_the_store_and_old_mirror_alone() {
     env.remember("gotcha", "a");
     env.ok(&["export"]);
     let old_mirror = mirror(&env);
+    std::fs::write(env.root.join("copy.md"), &old_mirror).unwrap();
     let before = env.fingerprint();
     let cases = [
         (vec!["export", "--path", "../MEMORY.md"], "is outside the workspace"),
@@ -137,6 +138,7 @@ fn export_refuses_bad_paths_and_leaves_the_store_and_old_mirror_alone() {
         (vec!["export", "--path", "src"], "it is a directory"),
         (vec!["--workspace", "larder", "export"], "the mirror needs a workspace directory"),
         (vec!["checkout", "--out", "MEMORY.md"], "is the read-only mirror; write the checkout somewhere else"),
+        (vec!["checkout", "--out", "copy.md"], "is the read-only mirror; write the checkout somewhere else"),
     ];
     for (args, expected) in cases {
         let err = env.fails(&args, 1);

@@ -23,23 +23,9 @@ pub fn entry_location(mirror: &Path, mirror_text: Option<&str>, id: NoteId) -> O
     Some(Location { uri, range: Range::new(Position::new(line, 0), Position::new(line, 0)) })
 }
 
-/// `hidden: 2 stale (#12), 1 other workspace` — or the ranking alone.
+/// `hybrid; hidden: 2 stale (#12), 1 other workspace`.
 pub fn hidden_summary(answer: &RecallAnswer, ranking: &str) -> String {
-    if answer.hidden.is_empty() {
-        return format!("{ranking}; nothing hidden");
-    }
-    let parts: Vec<String> = answer
-        .hidden
-        .iter()
-        .map(|(reason, count)| match *reason {
-            "stale" if !answer.hidden_stale.is_empty() => {
-                let ids: Vec<String> = answer.hidden_stale.iter().map(|id| format!("#{id}")).collect();
-                format!("{count} stale ({})", ids.join(", "))
-            }
-            other => format!("{count} {other}"),
-        })
-        .collect();
-    format!("{ranking}; hidden: {}", parts.join(", "))
+    format!("{ranking}; hidden: {}", answer.describe_hidden())
 }
 
 /// The container shown beside a symbol: its section, and what was hidden.

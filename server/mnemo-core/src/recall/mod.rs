@@ -106,6 +106,39 @@ pub struct RecallAnswer {
     pub hidden_superseded: Vec<(NoteId, Option<NoteId>)>,
 }
 
+impl RecallAnswer {
+    /// What the filters hid, for people: `2 stale (#1, #4), 1 superseded (#9 → #15),
+    /// 3 other workspace`, or `nothing`. Stale and superseded matches are named.
+    pub fn describe_hidden(&self) -> String {
+        if self.hidden.is_empty() {
+            return "nothing".into();
+        }
+        let parts: Vec<String> = self
+            .hidden
+            .iter()
+            .map(|(reason, count)| match *reason {
+                "stale" if !self.hidden_stale.is_empty() => {
+                    let ids: Vec<String> = self.hidden_stale.iter().map(|id| format!("#{id}")).collect();
+                    format!("{count} stale ({})", ids.join(", "))
+                }
+                "superseded" if !self.hidden_superseded.is_empty() => {
+                    let pairs: Vec<String> = self
+                        .hidden_superseded
+                        .iter()
+                        .map(|(id, successor)| match successor {
+                            Some(s) => format!("#{id} → #{s}"),
+                            None => format!("#{id}"),
+                        })
+                        .collect();
+                    format!("{count} superseded ({})", pairs.join(", "))
+                }
+                other => format!("{count} {other}"),
+            })
+            .collect();
+        parts.join(", ")
+    }
+}
+
 fn hidden_reason(status: Status) -> &'static str {
     match status {
         Status::Active => "active",

@@ -64,6 +64,11 @@ fn filters_count_what_they_hide_and_name_stale_and_superseded_notes() {
     );
     assert_eq!(answer.hidden_stale, [1]);
     assert_eq!(answer.hidden_superseded, [(2, Some(6))]);
+    assert_eq!(
+        answer.describe_hidden(),
+        "1 expired, 1 other kind, 1 other workspace, 1 revoked, 1 stale (#1), 1 superseded (#2 → #6)"
+    );
+    assert_eq!(RecallAnswer::default().describe_hidden(), "nothing");
 
     request.states = vec!["active", "stale_flagged"];
     let answer = rank(&c, &request);

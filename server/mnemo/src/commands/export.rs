@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context as _, anyhow};
-use mnemo_store::config::{DEFAULT_MIRROR_PATH, WorkspaceConfig};
+use mnemo_store::config::WorkspaceConfig;
 use mnemo_store::mirror::sync::{MirrorEvent, MirrorSync};
 use mnemo_store::mirror::{self, MirrorTarget};
 use serde_json::json;
@@ -107,11 +107,10 @@ pub fn checkout(ctx: &Context, args: Checkout) -> anyhow::Result<ExitCode> {
 }
 
 fn write_checkout(out: &Path, text: &str) -> anyhow::Result<()> {
-    if out.file_name().is_some_and(|n| n == DEFAULT_MIRROR_PATH) && out.exists() {
-        let current = std::fs::read_to_string(out).unwrap_or_default();
-        if current.starts_with("<!-- mnemo mirror") {
-            return Err(anyhow!("{} is the read-only mirror; write the checkout somewhere else", out.display()));
-        }
+    // Whatever its name: the mirror is a view, never overwritten by a checkout.
+    let current = std::fs::read_to_string(out).unwrap_or_default();
+    if current.starts_with("<!-- mnemo mirror") {
+        return Err(anyhow!("{} is the read-only mirror; write the checkout somewhere else", out.display()));
     }
     std::fs::write(out, text).with_context(|| {
         format!("cannot write the checkout to {}; check the directory exists and is writable", out.display())

@@ -52,36 +52,6 @@ fn note_with_trust(ctx: &Context, view: &NoteView) -> Value {
     note
 }
 
-fn hidden_line(answer: &RecallAnswer) -> String {
-    if answer.hidden.is_empty() {
-        return "hidden: nothing".into();
-    }
-    let parts: Vec<String> = answer
-        .hidden
-        .iter()
-        .map(|(reason, count)| match *reason {
-            "stale" => format!("{count} stale ({})", ids(&answer.hidden_stale)),
-            "superseded" => {
-                let pairs: Vec<String> = answer
-                    .hidden_superseded
-                    .iter()
-                    .map(|(id, successor)| match successor {
-                        Some(s) => format!("#{id} → #{s}"),
-                        None => format!("#{id}"),
-                    })
-                    .collect();
-                format!("{count} superseded ({})", pairs.join(", "))
-            }
-            other => format!("{count} {other}"),
-        })
-        .collect();
-    format!("hidden: {}", parts.join(", "))
-}
-
-fn ids(ids: &[i64]) -> String {
-    ids.iter().map(|id| format!("#{id}")).collect::<Vec<_>>().join(", ")
-}
-
 fn ranking_line(mode: RankingMode, reason: &Option<String>) -> String {
     match reason {
         Some(reason) => format!("ranking: {} ({reason})", mode.name()),
@@ -159,7 +129,7 @@ pub fn recall(ctx: &Context, args: Recall) -> anyhow::Result<ExitCode> {
     } else {
         print_index(ctx, &answer);
     }
-    println!("{}", hidden_line(&answer.answer));
+    println!("hidden: {}", answer.answer.describe_hidden());
     println!("{}", ranking_line(answer.mode, &answer.reason));
     Ok(ExitCode::SUCCESS)
 }
@@ -227,7 +197,7 @@ pub fn context(ctx: &Context, args: ContextArgs) -> anyhow::Result<ExitCode> {
     println!("\n## {heading}");
     print_index(ctx, &relevant);
     if !text.trim().is_empty() {
-        println!("{}", hidden_line(&relevant.answer));
+        println!("hidden: {}", relevant.answer.describe_hidden());
     }
     println!("{}", ranking_line(relevant.mode, &relevant.reason));
     println!("(`mnemo expand ID` shows a note in full)");
