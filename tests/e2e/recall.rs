@@ -59,6 +59,11 @@ fn without_a_model_recall_is_lexical_and_says_why_in_every_answer() {
     assert!(json["ranking_reason"].as_str().unwrap().contains("model.onnx is missing"));
     assert_eq!(titles(&json), ["Use rustls for TLS termination"]);
     assert_eq!(json["results"][0]["trust"], "recorded by an agent session; verify before relying on it");
+    std::fs::create_dir_all(env.root.join(".mnemo")).unwrap();
+    std::fs::write(env.root.join(".mnemo/config.toml"), "[recall]\nmodel_dir = 'vendor/model'\n").unwrap();
+    let refused = env.json(&["recall", "rustls"]);
+    assert!(refused["ranking_reason"].as_str().unwrap().contains("points inside the workspace"), "{refused}");
+    std::fs::remove_file(env.root.join(".mnemo/config.toml")).unwrap();
     assert_eq!(
         env.ok(&["recall", "bananas"]).lines().next().unwrap(),
         format!("no notes match in workspace {}", env.root.display())

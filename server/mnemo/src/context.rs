@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, anyhow};
 use mnemo_core::{Actor, Timestamp};
-use mnemo_store::config::WorkspaceConfig;
+use mnemo_store::config::{ConfigError, WorkspaceConfig};
 use mnemo_store::mirror::{self, MirrorTarget};
 use mnemo_store::workspace::Workspace;
 use mnemo_store::{Scope, Store, StoreError, Writer};
@@ -22,6 +22,8 @@ pub struct Context {
     pub json: bool,
     /// The mirror target, resolved (and any problem reported) once per process.
     mirror: OnceCell<Option<MirrorTarget>>,
+    /// The workspace config, read once per process.
+    config: OnceCell<Result<WorkspaceConfig, ConfigError>>,
 }
 
 impl Context {
@@ -33,7 +35,14 @@ impl Context {
         };
         let cwd = std::env::current_dir().context("cannot read the current directory")?;
         let workspace = Workspace::resolve(global.workspace.as_deref(), &cwd)?;
-        Ok(Context { store_path, workspace, now: now()?, json: global.json, mirror: OnceCell::new() })
+        Ok(Context {
+            store_path,
+            workspace,
+            now: now()?,
+            json: global.json,
+            mirror: OnceCell::new(),
+            config: OnceCell::new(),
+        })
     }
 
     /// Open the store. When this workspace keeps a mirror that is behind the
@@ -57,13 +66,18 @@ impl Context {
 
     /// The workspace's mirror when `[memory_export] enabled`; a broken setting is
     /// reported (once) and treated as disabled so it never blocks the command.
+    /// `.mnemo/config.toml` of this workspace (defaults when there is none).
+    pub fn config(&self) -> Result<&WorkspaceConfig, &ConfigError> {
+        self.config.get_or_init(|| WorkspaceConfig::load(self.workspace.root.as_deref())).as_ref()
+    }
+
     pub fn mirror_target(&self) -> Option<MirrorTarget> {
         self.mirror.get_or_init(|| self.resolve_mirror_target()).clone()
     }
 
     fn resolve_mirror_target(&self) -> Option<MirrorTarget> {
         self.workspace.root.as_ref()?;
-        let config = match WorkspaceConfig::load(self.workspace.root.as_deref()) {
+        let config = match self.config() {
             Ok(config) => config,
             Err(e) => {
                 warn_mirror(&e.to_string());
@@ -105,8 +119,8 @@ impl Context {
     ) -> anyhow::Result<T> {
         // A broken config never blocks a write: without a readable [expiry]
         // nothing expires this time, and the problem is reported.
-        let expiry = match WorkspaceConfig::load(self.workspace.root.as_deref()) {
-            Ok(config) => Some(config.expiry),
+        let expiry = match self.config() {
+            Ok(config) => Some(config.expiry.clone()),
             Err(e) => {
                 eprintln!("warning: {e}; due notes were not expired");
                 None

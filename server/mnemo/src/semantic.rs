@@ -10,7 +10,6 @@ use mnemo_core::model::{normalize_body, normalize_title};
 use mnemo_core::recall::RankingMode;
 use mnemo_core::recall::embedding_chunks;
 use mnemo_embed::{Embedder, ModelLocation, default_model_dir};
-use mnemo_store::config::WorkspaceConfig;
 use mnemo_store::{Scope, Store};
 
 use crate::context::Context;
@@ -24,7 +23,11 @@ impl Semantic {
     /// Load the model this context is configured with. Never fails: a missing
     /// or broken model makes recall lexical-only, with the reason.
     pub fn load(ctx: &Context) -> Semantic {
-        let config = WorkspaceConfig::load(ctx.workspace.root.as_deref()).unwrap_or_default();
+        // A broken config is a reason for lexical-only recall, said in every answer.
+        let config = match ctx.config() {
+            Ok(config) => config,
+            Err(e) => return Semantic { embedder: Err(e.to_string()) },
+        };
         let env = |name: &str| std::env::var(name).ok();
         let default = default_model_dir(env("XDG_DATA_HOME").as_deref(), env("HOME").as_deref());
         let location = ModelLocation::resolve(
