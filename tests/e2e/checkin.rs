@@ -45,33 +45,67 @@ fn edits_in_a_checkout_become_events_and_rerunning_is_harmless() {
 }
 
 #[test]
-fn conflicts_and_bad_entries_are_reported_by_line_and_the_rest_applies() {
+fn conflicts_and_bad_entries_are_carried_into_the_rewritten_file_until_resolved() {
     let env = Env::new();
     let lock = env.remember("gotcha", "Lock order matters");
     let cache = env.remember("finding", "Cache hit ratio is 0.91");
+    let port = env.remember("task", "Port the cache");
     let (file, text) = checkout(&env);
     env.ok(&["revoke", &lock.to_string(), "--reason", "an agent revoked it meanwhile"]);
+    env.ok(&["flag-stale", &port.to_string(), "--reason", "an agent doubts it"]);
     let edited = text
         .replace("medium · Lock order matters", "high · Lock order matters")
+        .replace("medium · Port the cache", "medium · Port the cache to redis")
         .replace(&format!("[#{cache}] 2026-08-04 · medium"), &format!("[#{cache}] 2026-08-04 · urgent"))
         .replace("## Tasks\n", "## Tasks\n\n- low · Applied anyway\n");
     std::fs::write(&file, &edited).unwrap();
-    let out = env.run(&["checkin", file.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1));
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), "created #3\n");
-    let err = String::from_utf8(out.stderr).unwrap();
     let path = file.display().to_string();
-    assert!(err.contains(&format!("{path}:16: unknown priority 'urgent'")), "{err}");
+
+    let out = env.run(&["checkin", &path]);
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "created #4\n");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains(&format!("{path}:18: unknown priority 'urgent'")), "{err}");
     assert!(
-        err.contains(&format!("{path}:12: #{lock} changed in the store since this checkout; keep mine or take theirs")),
+        err.contains(&format!(
+            "{path}:14: #{lock} changed in the store since this checkout; keep mine or take theirs \
+             (mine: «high · Lock order matters [Gotchas]»; theirs: «revoked (an agent revoked it meanwhile) · medium · Lock order matters [Gotchas]»)"
+        )),
         "{err}"
     );
+    assert!(err.contains(&format!("{path}:8: #{port} changed in the store")), "{err}");
     assert_eq!(
         env.json(&["show", &cache.to_string()])["state"],
         "active",
         "a malformed entry is never taken as deleted"
     );
-    assert_eq!(std::fs::read_to_string(&file).unwrap(), edited, "the edit stays on disk");
+    let rewritten = std::fs::read_to_string(&file).unwrap();
+    for typed in ["2026-08-04 · high · Lock order matters", "Port the cache to redis", "2026-08-04 · urgent · Cache"]
+    {
+        assert!(rewritten.contains(typed), "{typed} is carried over as typed:\n{rewritten}");
+    }
+    assert!(rewritten.contains("[#4] 2026-08-04 · low · Applied anyway"), "{rewritten}");
+
+    // Saving again without resolving changes nothing and still reports both conflicts.
+    let again = env.run(&["--json", "checkin", &path]);
+    assert_eq!(again.status.code(), Some(3));
+    let report: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(report["applied"], serde_json::json!([]));
+    assert_eq!(report["conflicts"].as_array().unwrap().len(), 2, "{report}");
+
+    std::fs::write(&file, std::fs::read_to_string(&file).unwrap().replace("· urgent ·", "· high ·")).unwrap();
+    let out = env.run(&["checkin", &path, "--keep-mine", &lock.to_string(), "--take-theirs", &port.to_string()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        format!("reinstated #{lock}\n#{lock} superseded by #5\n#{cache} superseded by #6\n")
+    );
+    assert_eq!(env.json(&["show", "5"])["priority"], "high");
+    assert_eq!(env.json(&["show", &port.to_string()])["title"], "Port the cache", "theirs stands");
+    let clean = std::fs::read_to_string(&file).unwrap();
+    assert!(clean.contains("STALE") && clean.contains("(an agent doubts it) · Port the cache\n"), "{clean}");
+    assert_eq!(env.ok(&["checkin", &path]), "nothing to check in\n");
+    env.ok(&["store", "verify"]);
 }
 
 #[test]
@@ -80,7 +114,7 @@ fn checkin_refuses_the_mirror_a_foreign_checkout_and_an_unknown_epoch() {
     env.remember("gotcha", "a");
     env.ok(&["export"]);
     let out = env.run(&["checkin", env.root.join("MEMORY.md").to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(3));
     assert!(String::from_utf8(out.stderr).unwrap().contains("this is the read-only mirror"));
     let (file, text) = checkout(&env);
     std::fs::write(&file, text.replace("epoch 1", "epoch 99")).unwrap();

@@ -76,6 +76,15 @@ pub struct CheckinPlan {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// How a person resolved conflicts, per note id (FORMAT.md, "Conflicts").
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Resolutions {
+    /// "Keep mine": apply my edit on top of the store's current state.
+    pub keep_mine: HashSet<NoteId>,
+    /// "Take theirs": drop my edit; the store's version stands.
+    pub take_theirs: HashSet<NoteId>,
+}
+
 /// The lifecycle state an entry's marker shows, dates aside.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Shown {
@@ -106,6 +115,21 @@ fn content(entry: &Entry) -> Content {
     }
 }
 
+/// "Keep mine": my edit, as a change from `base`, replayed on the store's
+/// version `now`: content I did not touch takes the store's value; the state
+/// is mine (an entry I edited as active stays active).
+fn rebase(mine: &Entry, base: &Entry, now: &Entry) -> Entry {
+    let mut rebased = mine.clone();
+    if content(mine) == content(base) {
+        rebased.kind = now.kind;
+        rebased.priority = now.priority;
+        rebased.title = now.title.clone();
+        rebased.body = now.body.clone();
+        rebased.anchors = now.anchors.clone();
+    }
+    rebased
+}
+
 /// Whether two versions of an entry differ in anything a person can edit.
 fn differs(a: &Entry, b: &Entry) -> bool {
     content(a) != content(b) || shown(a) != shown(b)
@@ -116,8 +140,13 @@ fn diagnostic(line: usize, severity: Severity, message: String) -> Diagnostic {
 }
 
 /// Plan the check-in of `edited` against its `base` entries and the store's
-/// `current` entries of the same workspace.
-pub fn plan_checkin(base: &[Entry], edited: &ParsedCheckout, current: &[Entry]) -> CheckinPlan {
+/// `current` entries of the same workspace, honouring `resolutions`.
+pub fn plan_checkin(
+    base: &[Entry],
+    edited: &ParsedCheckout,
+    current: &[Entry],
+    resolutions: &Resolutions,
+) -> CheckinPlan {
     let mut plan = CheckinPlan { diagnostics: edited.diagnostics.clone(), ..CheckinPlan::default() };
     if edited.refused_mirror {
         return plan;
@@ -187,6 +216,9 @@ pub fn plan_checkin(base: &[Entry], edited: &ParsedCheckout, current: &[Entry]) 
             plan.diagnostics.push(diagnostic(line, Severity::Error, message));
             continue;
         };
+        if resolutions.take_theirs.contains(&id) {
+            continue;
+        }
         if before.created != mine.created {
             plan.diagnostics.push(diagnostic(
                 line,
@@ -195,13 +227,32 @@ pub fn plan_checkin(base: &[Entry], edited: &ParsedCheckout, current: &[Entry]) 
             ));
             continue;
         }
+        if resolutions.keep_mine.contains(&id) {
+            match current_by_id.get(&id) {
+                Some(now) => judge(&mut plan, line, id, now, Some(&rebase(mine, before, now)), &current_by_id),
+                None => plan.diagnostics.push(diagnostic(
+                    line,
+                    Severity::Error,
+                    format!("#{id} was forgotten in the store, so there is nothing to keep it on; remove its id to create it anew"),
+                )),
+            }
+            continue;
+        }
         judge(&mut plan, line, id, before, Some(mine), &current_by_id);
     }
     for before in base {
         let Some(id) = before.id else { continue };
-        if !seen.contains(&id) && !edited.unreadable_ids.contains(&id) {
-            judge(&mut plan, 0, id, before, None, &current_by_id);
+        if seen.contains(&id) || edited.unreadable_ids.contains(&id) || resolutions.take_theirs.contains(&id) {
+            continue;
         }
+        let before = match resolutions.keep_mine.contains(&id) {
+            true => match current_by_id.get(&id) {
+                Some(now) => now,
+                None => continue,
+            },
+            false => before,
+        };
+        judge(&mut plan, 0, id, before, None, &current_by_id);
     }
     plan
 }
@@ -238,10 +289,16 @@ fn judge(
     let store_changed = now.is_none_or(|n| differs(n, before));
     if store_changed {
         plan.conflicts.push(Conflict { line, id, mine: mine.cloned(), theirs: now.cloned() });
+        let version =
+            |entry: Option<&Entry>, gone: &str| entry.map_or(gone.to_string(), |e| format!("«{}»", summary(e)));
         plan.diagnostics.push(diagnostic(
             line,
             Severity::Error,
-            format!("#{id} changed in the store since this checkout; keep mine or take theirs"),
+            format!(
+                "#{id} changed in the store since this checkout; keep mine or take theirs (mine: {}; theirs: {})",
+                version(mine, "deleted"),
+                version(now, "forgotten")
+            ),
         ));
         return;
     }
@@ -262,6 +319,11 @@ fn judge(
     if content(mine) != content(before) {
         match (&was, &wants) {
             (Shown::Active, Shown::Active) => plan.changes.push(Change::Supersede { line, id, content: content(mine) }),
+            // Marker removed and text edited: back to active, then the new text.
+            (Shown::Revoked(_) | Shown::Stale(_) | Shown::Expired, Shown::Active) => {
+                plan.changes.push(Change::Reinstate { line, id });
+                plan.changes.push(Change::Supersede { line, id, content: content(mine) });
+            }
             (Shown::Active, _) => refuse(plan, format!("#{id}: change its text or its state, not both in one save")),
             _ => refuse(plan, format!("#{id} is not active; remove its marker (reinstate it) before editing its text")),
         }
@@ -285,6 +347,19 @@ fn judge(
     }
 }
 
+/// One line for a version of an entry: its state, priority and title.
+pub fn summary(entry: &Entry) -> String {
+    let state = match shown(entry) {
+        Shown::Active => String::new(),
+        Shown::Revoked(reason) => format!("revoked ({reason}) · "),
+        Shown::Stale(reason) => format!("stale ({reason}) · "),
+        Shown::Expired => "expired · ".into(),
+        Shown::Superseded(by) => format!("superseded by #{by} · "),
+    };
+    let section = crate::memory_md::section_title(entry.kind);
+    format!("{state}{} · {} [{section}]", entry.priority.as_str(), normalize_title(&entry.title))
+}
+
 fn name(shown: &Shown) -> &'static str {
     match shown {
         Shown::Active => "active",
@@ -295,5 +370,8 @@ fn name(shown: &Shown) -> &'static str {
     }
 }
 
+mod carry;
 #[cfg(test)]
 mod tests;
+
+pub use carry::{Carried, carry_over};

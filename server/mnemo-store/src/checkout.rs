@@ -6,8 +6,8 @@
 
 use std::path::Path;
 
-use mnemo_core::checkin::{Change, CheckinPlan, Content, plan_checkin};
-use mnemo_core::memory_md::{Entry, entries_of, parse_checkout};
+use mnemo_core::checkin::{Change, CheckinPlan, Conflict, Content, Resolutions, carry_over, plan_checkin};
+use mnemo_core::memory_md::{Diagnostic, Entry, Severity, entries_of, parse_checkout};
 use mnemo_core::{Actor, Anchor, EventData, EventKind, NewNote, NoteId, Provenance, Timestamp};
 use rusqlite::OptionalExtension;
 
@@ -26,17 +26,69 @@ pub struct CheckinOutcome {
     pub applied: Vec<NoteId>,
     /// Changes refused at apply time (an anchor that no longer fits, say), with why.
     pub refused: Vec<(usize, String)>,
+    /// The text re-rendered after the check-in; `None` when the edit's
+    /// header could not be read (then there is nothing to re-render against).
+    pub document: Option<CheckedIn>,
+}
+
+impl CheckinOutcome {
+    /// Whether anything was left unapplied (errors, conflicts, refusals).
+    pub fn has_problems(&self) -> bool {
+        match &self.document {
+            Some(document) => !document.diagnostics.is_empty(),
+            None => self.plan.diagnostics.iter().any(|d| d.severity == Severity::Error) || !self.refused.is_empty(),
+        }
+    }
+}
+
+/// The checkout after a check-in: rendered at the new epoch, with every
+/// entry that was not applied carried over as typed, and what is still
+/// wrong with it, on its lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckedIn {
+    pub text: String,
+    pub epoch: i64,
+    pub diagnostics: Vec<Diagnostic>,
+    pub conflicts: Vec<Conflict>,
 }
 
 impl Store {
     /// Render a checkout of `workspace` and record it as a base for check-ins.
     pub fn checkout(&self, workspace: &Workspace) -> Result<RenderedDocument, StoreError> {
         let document = render_workspace(self, workspace, DocumentKind::Checkout)?;
+        // A base already recorded at this epoch may keep older versions of
+        // conflicting entries (see `checkin`); it is kept: it can only make a
+        // check-in more careful, never lose an edit.
         self.conn.execute(
-            "INSERT OR REPLACE INTO checkouts (workspace, epoch, text) VALUES (?1, ?2, ?3)",
+            "INSERT OR IGNORE INTO checkouts (workspace, epoch, text) VALUES (?1, ?2, ?3)",
             rusqlite::params![workspace.id, document.epoch, document.text],
         )?;
         Ok(document)
+    }
+
+    /// What checking in `text` would do, without doing it (the language
+    /// server shows it as diagnostics while a person edits).
+    pub fn preview_checkin(&self, workspace: &Workspace, text: &str) -> Result<CheckinPlan, StoreError> {
+        let edited = parse_checkout(text);
+        let (base, _) = self.base_of(workspace, &edited)?;
+        let current = entries_of(&self.notes(&Scope::Workspace(workspace.id.clone()))?);
+        Ok(plan_checkin(&base, &edited, &current, &Resolutions::default()))
+    }
+
+    /// The base entries an edit was checked out from, and the base text.
+    fn base_of(
+        &self,
+        workspace: &Workspace,
+        edited: &mnemo_core::memory_md::ParsedCheckout,
+    ) -> Result<(Vec<Entry>, Option<String>), StoreError> {
+        match (&edited.workspace, edited.epoch) {
+            (Some(id), Some(epoch)) if *id == workspace.id => match self.checkout_base(id, epoch)? {
+                Some(base) => Ok((entries_in(&base), Some(base))),
+                None => Err(StoreError::UnknownCheckout { epoch }),
+            },
+            (Some(id), Some(_)) => Err(StoreError::CheckoutOfOtherWorkspace { workspace: id.clone() }),
+            _ => Ok((Vec::new(), None)),
+        }
     }
 
     fn checkout_base(&self, workspace: &str, epoch: i64) -> Result<Option<String>, StoreError> {
@@ -51,19 +103,19 @@ impl Store {
     }
 
     /// Check in `text`, an edited checkout of `workspace`: plan it against its
-    /// base and the store now, then apply what is valid in one transaction.
-    pub fn checkin(&mut self, workspace: &Workspace, text: &str, now: Timestamp) -> Result<CheckinOutcome, StoreError> {
+    /// base and the store now, apply what is valid in one transaction, and
+    /// re-render it with what was not applied carried over.
+    pub fn checkin(
+        &mut self,
+        workspace: &Workspace,
+        text: &str,
+        resolutions: &Resolutions,
+        now: Timestamp,
+    ) -> Result<CheckinOutcome, StoreError> {
         let edited = parse_checkout(text);
-        let base: Vec<Entry> = match (&edited.workspace, edited.epoch) {
-            (Some(id), Some(epoch)) if *id == workspace.id => match self.checkout_base(id, epoch)? {
-                Some(base) => parse_checkout(&base).entries.into_iter().map(|e| e.entry).collect(),
-                None => return Err(StoreError::UnknownCheckout { epoch }),
-            },
-            (Some(id), Some(_)) => return Err(StoreError::CheckoutOfOtherWorkspace { workspace: id.clone() }),
-            _ => Vec::new(),
-        };
+        let (base, base_text) = self.base_of(workspace, &edited)?;
         let current = entries_of(&self.notes(&Scope::Workspace(workspace.id.clone()))?);
-        let plan = plan_checkin(&base, &edited, &current);
+        let plan = plan_checkin(&base, &edited, &current, resolutions);
         let mut outcome = CheckinOutcome { plan, ..CheckinOutcome::default() };
         let mut prepared: Vec<(usize, Change, Vec<Anchor>)> = Vec::new();
         for change in &outcome.plan.changes {
@@ -114,8 +166,54 @@ impl Store {
             }
             Ok(applied)
         })?;
+        if let Some(base_text) = base_text.filter(|_| !edited.refused_mirror) {
+            outcome.document = Some(self.re_render(workspace, text, &edited, &outcome, &base_text)?);
+        }
         Ok(outcome)
     }
+
+    /// Render the checkout anew, carry over what `outcome` did not apply,
+    /// record the base for the new text, and find what is still wrong with it.
+    fn re_render(
+        &self,
+        workspace: &Workspace,
+        text: &str,
+        edited: &mnemo_core::memory_md::ParsedCheckout,
+        outcome: &CheckinOutcome,
+        base_text: &str,
+    ) -> Result<CheckedIn, StoreError> {
+        let rendered = render_workspace(self, workspace, DocumentKind::Checkout)?;
+        let carried = carry_over(text, edited, &outcome.plan, &outcome.refused, &rendered.text, base_text);
+        self.conn.execute(
+            "INSERT OR REPLACE INTO checkouts (workspace, epoch, text) VALUES (?1, ?2, ?3)",
+            rusqlite::params![workspace.id, rendered.epoch, carried.base],
+        )?;
+        // The fresh rendering is the store's state at that epoch.
+        let current = entries_in(&rendered.text);
+        let mut left =
+            plan_checkin(&entries_in(&carried.base), &parse_checkout(&carried.text), &current, &Resolutions::default());
+        for (line, message) in &outcome.refused {
+            let line = carried.moved.iter().find(|(from, _)| from == line).map_or(0, |(_, to)| *to);
+            left.diagnostics.push(Diagnostic {
+                line,
+                start_column: 0,
+                end_column: 0,
+                severity: Severity::Error,
+                message: message.clone(),
+            });
+        }
+        left.diagnostics.sort_by_key(|d| d.line);
+        Ok(CheckedIn {
+            text: carried.text,
+            epoch: rendered.epoch,
+            diagnostics: left.diagnostics,
+            conflicts: left.conflicts,
+        })
+    }
+}
+
+fn entries_in(text: &str) -> Vec<Entry> {
+    parse_checkout(text).entries.into_iter().map(|e| e.entry).collect()
 }
 
 fn new_note(content: Content, anchors: Vec<Anchor>) -> NewNote {

@@ -274,8 +274,15 @@ pub struct Checkout {
 
 #[derive(Args)]
 pub struct Checkin {
-    /// A checkout (from `mnemo checkout --out FILE`) that you edited
+    /// A checkout (from `mnemo checkout --out FILE`) that you edited; it is
+    /// rewritten at the new epoch, keeping what was not applied as you typed it
     pub file: PathBuf,
+    /// Resolve a conflict on note ID by applying your edit on top of the store's version
+    #[arg(long = "keep-mine", value_name = "ID")]
+    pub keep_mine: Vec<i64>,
+    /// Resolve a conflict on note ID by dropping your edit (the store's version stays)
+    #[arg(long = "take-theirs", value_name = "ID")]
+    pub take_theirs: Vec<i64>,
 }
 
 #[derive(Subcommand)]

@@ -46,7 +46,7 @@ fn entries(text: &str) -> Vec<Entry> {
 
 fn plan(edited: &str) -> CheckinPlan {
     let base = entries(BASE);
-    plan_checkin(&base, &parse_checkout(edited), &base)
+    plan_checkin(&base, &parse_checkout(edited), &base, &Resolutions::default())
 }
 
 fn edit(from: &str, to: &str) -> String {
@@ -205,12 +205,17 @@ fn an_entry_changed_on_both_sides_is_a_conflict_and_one_changed_only_in_the_stor
             .replace("Run tests inside the venv", "Run tests inside .venv"),
     );
     let mine = parse_checkout(&edit("medium · Lock order", "medium · REVOKED (mine) · Lock order"));
-    let plan = plan_checkin(&base, &mine, &current);
+    let plan = plan_checkin(&base, &mine, &current, &Resolutions::default());
     assert!(plan.changes.is_empty(), "{plan:?}");
     assert_eq!(plan.conflicts.len(), 1);
     assert_eq!(plan.conflicts[0].id, 2);
     assert_eq!(plan.conflicts[0].theirs.as_ref().unwrap().title, "Lock order matters (agent edit)");
-    assert_eq!(plan.diagnostics[0].message, "#2 changed in the store since this checkout; keep mine or take theirs");
+    assert_eq!(
+        plan.diagnostics[0].message,
+        "#2 changed in the store since this checkout; keep mine or take theirs \
+         (mine: «revoked (mine) · medium · Lock order matters [Gotchas]»; \
+         theirs: «medium · Lock order matters (agent edit) [Gotchas]»)"
+    );
 }
 
 #[test]
@@ -221,7 +226,7 @@ fn checking_in_the_same_edit_twice_changes_nothing_the_second_time() {
     let after_first = edited_text
         .replace("REVOKED (wrong)", "REVOKED 2026-06-20 (wrong)")
         .replace("- low · New task", "- [#7] 2026-06-20 · low · New task");
-    let plan = plan_checkin(&base, &parse_checkout(&edited_text), &entries(&after_first));
+    let plan = plan_checkin(&base, &parse_checkout(&edited_text), &entries(&after_first), &Resolutions::default());
     assert_eq!(plan, CheckinPlan::default(), "both changes are already in the store");
     let deleted =
         edit("- [#2] 2026-06-03 · medium · Lock order matters\n  [src/lock.rs:10-24](src/lock.rs#L10-L24)\n\n", "");
@@ -229,6 +234,7 @@ fn checking_in_the_same_edit_twice_changes_nothing_the_second_time() {
         &base,
         &parse_checkout(&deleted),
         &entries(&edit("medium · Lock order", "medium · REVOKED 2026-06-20 (deleted in MEMORY.md) · Lock order")),
+        &Resolutions::default(),
     );
     assert_eq!(plan, CheckinPlan::default());
 }
@@ -244,6 +250,204 @@ fn a_broken_header_or_a_mirror_checks_in_nothing() {
     assert!(refused.changes.is_empty() && refused.diagnostics.len() == 1);
 }
 
+/// The store after an agent renamed #2 and the person revoked it in the file.
+fn conflicting() -> (Vec<Entry>, ParsedCheckout, Vec<Entry>, String) {
+    let current_text = edit("Lock order matters", "Lock order matters (agent edit)");
+    let mine = edit("medium · Lock order", "medium · REVOKED (mine) · Lock order");
+    (entries(BASE), parse_checkout(&mine), entries(&current_text), mine)
+}
+
+#[test]
+fn keep_mine_applies_my_edit_on_the_stores_version_and_take_theirs_drops_it() {
+    let (base, mine, current, _) = conflicting();
+    let keep = Resolutions { keep_mine: [2].into(), ..Resolutions::default() };
+    let plan = plan_checkin(&base, &mine, &current, &keep);
+    assert_eq!(plan.changes, vec![Change::Revoke { line: 12, id: 2, reason: "mine".into() }]);
+    assert!(plan.conflicts.is_empty() && plan.diagnostics.is_empty(), "{plan:?}");
+
+    let take = Resolutions { take_theirs: [2].into(), ..Resolutions::default() };
+    assert_eq!(plan_checkin(&base, &mine, &current, &take), CheckinPlan::default());
+
+    let forgotten: Vec<Entry> = current.iter().filter(|e| e.id != Some(2)).cloned().collect();
+    let plan = plan_checkin(&base, &mine, &forgotten, &keep);
+    assert!(plan.changes.is_empty());
+    assert!(plan.diagnostics[0].message.starts_with("#2 was forgotten in the store"), "{plan:?}");
+}
+
+#[test]
+fn a_re_render_carries_what_was_not_applied_and_keeps_the_conflict() {
+    let (base, _, current, _) = conflicting();
+    // The person: revoked #2 (conflicts), typed an unknown id, added a good
+    // entry and a broken line, and left #1 alone while the store refreshed it.
+    let typed = edit("medium · Lock order", "medium · REVOKED (mine) · Lock order").replace(
+        "## Tasks\n",
+        "## Tasks\n\n- [#99] 2026-06-02 · low · Not a note\n\n- low · A new task\n\n- lowish · broken\n",
+    );
+    let edited = parse_checkout(&typed);
+    let plan = plan_checkin(&base, &edited, &current, &Resolutions::default());
+    assert_eq!(plan.changes.len(), 1, "{plan:?}");
+    assert_eq!(plan.conflicts.len(), 1);
+
+    // The store after applying the new task, at epoch 8.
+    let store_now = "\
+<!-- mnemo checkout · workspace /w · epoch 8 -->
+# Memory · w
+
+## Directives
+
+- [#1] 2026-06-02 · high · Run tests inside .venv
+  The global python lacks the pinned deps.
+
+## Tasks
+
+- [#7] 2026-06-20 · low · A new task
+
+## Gotchas
+
+- [#2] 2026-06-03 · medium · Lock order matters (agent edit)
+  [src/lock.rs:10-24](src/lock.rs#L10-L24)
+
+- [#3] 2026-06-04 · low · STALE 2026-06-09 (lock.rs changed) · Daemon restarts need the lock
+
+- [#4] 2026-06-04 · low · REVOKED 2026-06-09 (wrong) · Old advice
+
+## Findings
+
+- [#5] 2026-06-05 · medium · SUPERSEDED 2026-06-10 by #6 · Cache hit ratio is 0.91
+
+- [#6] 2026-06-10 · medium · Cache hit ratio is 0.93
+
+## References
+
+## Decisions
+
+## Operational
+";
+    let carried = carry_over(&typed, &edited, &plan, &[], store_now, BASE);
+    let expected = store_now
+        .replace(
+            "low · A new task\n",
+            "low · A new task\n\n- [#99] 2026-06-02 · low · Not a note\n\n- lowish · broken\n",
+        )
+        .replace(
+            "- [#2] 2026-06-03 · medium · Lock order matters (agent edit)",
+            "- [#2] 2026-06-03 · medium · REVOKED (mine) · Lock order matters",
+        );
+    assert_eq!(carried.text, expected);
+    assert_eq!(carried.base, store_now.replace(" (agent edit)", ""), "the conflict keeps its old base");
+    assert_eq!(carried.moved.len(), 3);
+
+    // Checking the new text in finds the same problems, on their new lines, and changes nothing.
+    let again = plan_checkin(
+        &entries(&carried.base),
+        &parse_checkout(&carried.text),
+        &entries(store_now),
+        &Resolutions::default(),
+    );
+    assert!(again.changes.is_empty(), "{again:?}");
+    assert_eq!(again.conflicts.iter().map(|c| (c.id, c.line)).collect::<Vec<_>>(), vec![(2, 18)]);
+    let lines: Vec<usize> = again.diagnostics.iter().map(|d| d.line).collect();
+    assert_eq!(lines, vec![14, 12, 18], "{again:?}");
+}
+
+#[test]
+fn a_deletion_that_conflicts_stays_deleted_in_the_new_text() {
+    let current = entries(&edit("Lock order matters", "Lock order matters (agent edit)"));
+    let deleted =
+        edit("- [#2] 2026-06-03 · medium · Lock order matters\n  [src/lock.rs:10-24](src/lock.rs#L10-L24)\n\n", "");
+    let edited = parse_checkout(&deleted);
+    let plan = plan_checkin(&entries(BASE), &edited, &current, &Resolutions::default());
+    assert_eq!(plan.conflicts.len(), 1);
+    let rendered = edit("Lock order matters", "Lock order matters (agent edit)");
+    let carried = carry_over(&deleted, &edited, &plan, &[], &rendered, BASE);
+    assert!(!carried.text.contains("Lock order"), "{}", carried.text);
+    assert!(carried.base.contains("Lock order matters\n"));
+    let again =
+        plan_checkin(&entries(&carried.base), &parse_checkout(&carried.text), &current, &Resolutions::default());
+    assert_eq!(again.conflicts.len(), 1);
+}
+
+/// One random edit of a rendered checkout, as a person might type it.
+fn edit_script(text: &str, ops: &[(u8, usize)]) -> String {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    for &(op, at) in ops {
+        let entry_lines: Vec<usize> = (0..lines.len()).filter(|&i| lines[i].starts_with("- [#")).collect();
+        if entry_lines.is_empty() {
+            break;
+        }
+        let i = entry_lines[at % entry_lines.len()];
+        match op % 7 {
+            0 => {
+                lines.remove(i);
+            }
+            1 => lines[i] = lines[i].replacen(" · ", " · ", 1).replacen("low · ", "low · REVOKED (x) · ", 1),
+            2 => lines[i].push_str(" (edited)"),
+            3 => lines[i] = lines[i].replacen("medium · ", "medium · STALE (y) · ", 1),
+            4 => lines.insert(i, "- high · Typed by a person".into()),
+            5 => lines.insert(i + 1, "garbage without indentation".into()),
+            _ => {
+                let copy = lines[i].clone();
+                lines.insert(i, copy);
+            }
+        }
+    }
+    lines.join("\n") + "\n"
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    #[test]
+    fn carrying_nothing_over_reproduces_the_rendering(views in store_strategy()) {
+        let text = render(&Flavour::Checkout { workspace: "/w".into(), epoch: 3 }, "w", &entries_of(&views));
+        let carried = carry_over(&text, &parse_checkout(&text), &CheckinPlan::default(), &[], &text, &text);
+        prop_assert_eq!(&carried.text, &text);
+        prop_assert_eq!(carried.base, text);
+    }
+
+    #[test]
+    fn random_edits_never_panic_and_what_is_left_checks_in_as_nothing(
+        views in store_strategy(),
+        ops in proptest::collection::vec((any::<u8>(), any::<usize>()), 0..6),
+    ) {
+        let base = entries_of(&views);
+        let text = render(&Flavour::Checkout { workspace: "/w".into(), epoch: 3 }, "w", &base);
+        let typed = edit_script(&text, &ops);
+        let edited = parse_checkout(&typed);
+        let plan = plan_checkin(&base, &edited, &base, &Resolutions::default());
+        // Pretend nothing was applied: everything with a problem is carried
+        // into the unchanged rendering, and checking that in again is quiet
+        // for every entry that was not carried.
+        let carried = carry_over(&typed, &edited, &plan, &[], &text, &text);
+        let again = plan_checkin(&base, &parse_checkout(&carried.text), &base, &Resolutions::default());
+        let carried_lines: Vec<usize> = carried.moved.iter().map(|(_, to)| *to).collect();
+        for change in &again.changes {
+            let line = match change {
+                Change::Create { line, .. } | Change::Revoke { line, .. } | Change::FlagStale { line, .. }
+                | Change::Reinstate { line, .. } | Change::Supersede { line, .. } => *line,
+            };
+            prop_assert!(line == 0 || carried_lines.contains(&line), "{change:?} in\n{}\nTYPED\n{typed}\nBASE\n{text}", carried.text);
+        }
+    }
+
+    #[test]
+    fn garbage_checks_in_as_nothing(text in "\\PC{0,400}") {
+        let base = entries(BASE);
+        let plan = plan_checkin(&base, &parse_checkout(&text), &base, &Resolutions::default());
+        prop_assert!(plan.changes.is_empty());
+        let _ = carry_over(&text, &parse_checkout(&text), &plan, &[], BASE, BASE);
+    }
+
+    #[test]
+    fn arbitrary_text_under_a_valid_header_never_panics(body in "(\\PC|\n|  |- |## |\\[#[0-9]\\] ){0,120}") {
+        let typed = format!("<!-- mnemo checkout · workspace /w · epoch 7 -->\n# Memory · w\n{body}");
+        let base = entries(BASE);
+        let edited = parse_checkout(&typed);
+        let plan = plan_checkin(&base, &edited, &base, &Resolutions::default());
+        let _ = carry_over(&typed, &edited, &plan, &[], BASE, BASE);
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
@@ -251,7 +455,7 @@ proptest! {
     fn an_unchanged_rendered_checkout_checks_in_as_zero_changes(views in store_strategy()) {
         let base = entries_of(&views);
         let text = render(&Flavour::Checkout { workspace: "/w".into(), epoch: 3 }, "w", &base);
-        let plan = plan_checkin(&base, &parse_checkout(&text), &base);
+        let plan = plan_checkin(&base, &parse_checkout(&text), &base, &Resolutions::default());
         prop_assert_eq!(plan, CheckinPlan::default());
     }
 }

@@ -1,13 +1,14 @@
 //! `mnemo checkin FILE` and `mnemo edit`: a person's edit of a checkout
-//! becomes events, per entry. What cannot be applied (conflicts, unknown
-//! ids, malformed lines) is reported with its line and left in the file:
-//! nothing typed is lost.
+//! becomes events, per entry. The file is then rewritten at the new epoch;
+//! what could not be applied (conflicts, unknown ids, malformed lines) is
+//! carried into it as typed and reported with its line: nothing typed is
+//! lost. Exit 3 while anything is left to resolve.
 
 use std::path::Path;
 use std::process::{Command, ExitCode};
 
 use anyhow::{Context as _, anyhow, bail};
-use mnemo_core::checkin::Change;
+use mnemo_core::checkin::{Change, Resolutions};
 use mnemo_store::checkout::CheckinOutcome;
 use serde_json::json;
 
@@ -15,20 +16,48 @@ use crate::cli::Checkin;
 use crate::context::Context;
 use crate::output::print_json;
 
+/// The exit code when conflicts or errors remain in the file.
+const LEFT_TO_RESOLVE: u8 = 3;
+
 pub fn checkin(ctx: &Context, args: Checkin) -> anyhow::Result<ExitCode> {
     let text = std::fs::read_to_string(&args.file)
         .with_context(|| format!("cannot read {}; check the path", args.file.display()))?;
-    let outcome = check_in_text(ctx, &text)?;
+    let resolutions = Resolutions {
+        keep_mine: args.keep_mine.iter().copied().collect(),
+        take_theirs: args.take_theirs.iter().copied().collect(),
+    };
+    if let Some(id) = resolutions.keep_mine.intersection(&resolutions.take_theirs).next() {
+        bail!("#{id} is both --keep-mine and --take-theirs; choose one");
+    }
+    let outcome = check_in_file(ctx, &args.file, &text, &resolutions)?;
     Ok(report(ctx, &args.file, &outcome))
 }
 
-fn check_in_text(ctx: &Context, text: &str) -> anyhow::Result<CheckinOutcome> {
+/// Check `text` in, then write the re-rendered text back to `file`.
+fn check_in_file(ctx: &Context, file: &Path, text: &str, resolutions: &Resolutions) -> anyhow::Result<CheckinOutcome> {
     let mut store = ctx.open()?;
-    let outcome = store.checkin(&ctx.workspace, text, ctx.now)?;
+    let outcome = store.checkin(&ctx.workspace, text, resolutions, ctx.now)?;
     if !outcome.applied.is_empty() {
         ctx.after_write(&store);
     }
+    if let Some(document) = &outcome.document {
+        if document.text != text {
+            write_atomically(file, &document.text).with_context(|| {
+                format!("the check-in is saved, but {} could not be rewritten; take a fresh checkout", file.display())
+            })?;
+        }
+    }
     Ok(outcome)
+}
+
+/// Replace `file` in one step, so a crash leaves the old or the new text, never half.
+fn write_atomically(file: &Path, text: &str) -> std::io::Result<()> {
+    let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("checkout");
+    let temp = file.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    std::fs::write(&temp, text)?;
+    std::fs::rename(&temp, file).inspect_err(|_| {
+        let _ = std::fs::remove_file(&temp);
+    })
 }
 
 fn describe(change: &Change, id: i64) -> String {
@@ -41,16 +70,29 @@ fn describe(change: &Change, id: i64) -> String {
     }
 }
 
-/// Print what happened; exit 1 when anything was left unapplied.
+/// Print what happened and what is left, with lines in the file as it is now.
 fn report(ctx: &Context, file: &Path, outcome: &CheckinOutcome) -> ExitCode {
     let plan = &outcome.plan;
     let applied: Vec<String> = plan.changes.iter().zip(&outcome.applied).map(|(c, id)| describe(c, *id)).collect();
-    let problems: Vec<(usize, String)> =
-        plan.diagnostics.iter().map(|d| (d.line, d.message.clone())).chain(outcome.refused.iter().cloned()).collect();
+    let (problems, conflicts): (Vec<(usize, String)>, Vec<(i64, usize)>) = match &outcome.document {
+        Some(document) => (
+            document.diagnostics.iter().map(|d| (d.line, d.message.clone())).collect(),
+            document.conflicts.iter().map(|c| (c.id, c.line)).collect(),
+        ),
+        None => (
+            plan.diagnostics
+                .iter()
+                .map(|d| (d.line, d.message.clone()))
+                .chain(outcome.refused.iter().cloned())
+                .collect(),
+            plan.conflicts.iter().map(|c| (c.id, c.line)).collect(),
+        ),
+    };
     if ctx.json {
         print_json(&json!({
             "applied": applied,
-            "conflicts": plan.conflicts.iter().map(|c| json!({"id": c.id, "line": c.line + 1})).collect::<Vec<_>>(),
+            "epoch": outcome.document.as_ref().map(|d| d.epoch),
+            "conflicts": conflicts.iter().map(|(id, line)| json!({"id": id, "line": line + 1})).collect::<Vec<_>>(),
             "problems": problems.iter().map(|(line, message)| json!({"line": line + 1, "message": message})).collect::<Vec<_>>(),
         }));
     } else {
@@ -63,8 +105,16 @@ fn report(ctx: &Context, file: &Path, outcome: &CheckinOutcome) -> ExitCode {
         for (line, message) in &problems {
             eprintln!("{}:{}: {message}", file.display(), line + 1);
         }
+        if !conflicts.is_empty() {
+            let ids: Vec<String> = conflicts.iter().map(|(id, _)| id.to_string()).collect();
+            eprintln!(
+                "resolve with `mnemo checkin {} --keep-mine ID` or `--take-theirs ID` (conflicting: {})",
+                file.display(),
+                ids.join(", ")
+            );
+        }
     }
-    if problems.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) }
+    if outcome.has_problems() { ExitCode::from(LEFT_TO_RESOLVE) } else { ExitCode::SUCCESS }
 }
 
 pub fn edit(ctx: &Context) -> anyhow::Result<ExitCode> {
@@ -87,13 +137,14 @@ pub fn edit(ctx: &Context) -> anyhow::Result<ExitCode> {
         bail!("the editor '{editor}' failed; nothing was checked in and your edit is kept in {}", file.display());
     }
     let text = std::fs::read_to_string(&file)?;
-    let outcome = check_in_text(ctx, &text).with_context(|| format!("your edit is kept in {}", file.display()))?;
+    let outcome = check_in_file(ctx, &file, &text, &Resolutions::default())
+        .with_context(|| format!("your edit is kept in {}", file.display()))?;
     let code = report(ctx, &file, &outcome);
     if code == ExitCode::SUCCESS {
         let _ = std::fs::remove_file(&file);
     } else {
         eprintln!(
-            "what was not applied is still in {}; fix it there and run `mnemo checkin {}`",
+            "what was not applied is still in {}, as you typed it; fix it there and run `mnemo checkin {}`",
             file.display(),
             file.display()
         );
