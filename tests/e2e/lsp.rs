@@ -69,6 +69,21 @@ impl Client {
         self.wait(|m| m["id"] == id)
     }
 
+    /// Send a request; its response and the messages that came before it.
+    fn request_seeing(&mut self, method: &str, params: Value) -> (Value, Vec<Value>) {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
+        let mut seen = Vec::new();
+        loop {
+            let message = self.wait(|_| true);
+            if message["id"] == id {
+                return (message, seen);
+            }
+            seen.push(message);
+        }
+    }
+
     fn wait(&mut self, mut wanted: impl FnMut(&Value) -> bool) -> Value {
         loop {
             let message = self.messages.recv_timeout(Duration::from_secs(20)).expect("the server answered within 20 s");
@@ -291,7 +306,17 @@ fn code_actions_run_commands_that_append_events_and_refresh_the_mirror() {
     );
     let titles: Vec<&str> =
         actions["result"].as_array().unwrap().iter().map(|a| a["title"].as_str().unwrap()).collect();
-    assert_eq!(titles, [format!("Revoke #{id}…"), format!("Flag #{id} stale…"), format!("Promote #{id} to human")]);
+    assert_eq!(
+        titles,
+        [
+            format!("Revoke #{id}…"),
+            format!("Flag #{id} stale…"),
+            format!("Supersede #{id} (edit it in the checkout)"),
+            format!("Promote #{id} to human"),
+            format!("Show the history of #{id}"),
+            format!("Forget #{id} for good…"),
+        ]
+    );
     assert_eq!(actions["result"][0]["command"]["command"], "mnemo.revoke");
 
     let missing_reason =
@@ -397,5 +422,153 @@ fn another_processs_write_refreshes_a_clean_checkout_and_warns_a_dirty_one() {
             })
     });
     assert_eq!(warned["params"]["uri"], memory_uri);
+    client.finish();
+}
+
+#[test]
+fn checkin_from_the_editor_shows_conflicts_and_keep_mine_resolves_them() {
+    let env = Env::new();
+    let lock = env.remember("gotcha", "Release the lock before restarting");
+    env.remember("finding", "Cache hit ratio is 0.91");
+    let mut client = Client::start(&env);
+    client.request("initialize", json!({ "processId": null, "rootUri": uri(&env.root), "capabilities": {} }));
+    client.notify("initialized", json!({}));
+    let checkout = client.request("memory/checkout", json!({}));
+    let memory_uri = checkout["result"]["uri"].as_str().unwrap().to_string();
+    let text = checkout["result"]["text"].as_str().unwrap().to_string();
+    client.notify(
+        "textDocument/didOpen",
+        json!({ "textDocument": { "uri": memory_uri, "languageId": "markdown", "version": 1, "text": text } }),
+    );
+
+    // An agent revokes the note while the person raises its priority and adds a task.
+    env.ok(&["revoke", &lock.to_string(), "--reason", "an agent revoked it"]);
+    let edited = text
+        .replace("medium · Release the lock", "high · Release the lock")
+        .replace("## Tasks\n", "## Tasks\n\n- low · Typed in the editor\n");
+    client.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": memory_uri, "version": 2 }, "contentChanges": [{ "text": edited }] }),
+    );
+    let has_conflict = |m: &Value| {
+        m["method"] == "textDocument/publishDiagnostics"
+            && m["params"]["diagnostics"].as_array().is_some_and(|d| d.iter().any(|d| d["code"] == "conflict"))
+    };
+    let published = client.wait(has_conflict);
+    let conflict = published["params"]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "conflict")
+        .unwrap()
+        .clone();
+    assert_eq!(conflict["data"]["conflict"], lock, "{conflict}");
+    assert_eq!(conflict["severity"], 1);
+    assert!(conflict["message"].as_str().unwrap().contains("theirs: «revoked (an agent revoked it)"), "{conflict}");
+
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({ "textDocument": { "uri": memory_uri }, "range": conflict["range"], "context": { "diagnostics": [conflict] } }),
+    );
+    let titles: Vec<&str> =
+        actions["result"].as_array().unwrap().iter().map(|a| a["title"].as_str().unwrap()).collect();
+    assert_eq!(&titles[..2], [format!("Keep mine for #{lock}"), format!("Take theirs for #{lock}")]);
+
+    let saved = client.request("memory/checkin", json!({ "uri": memory_uri, "text": edited }));
+    let result = &saved["result"];
+    assert_eq!(result["applied"], json!(["created #3"]), "{saved}");
+    assert_eq!(result["conflicts"].as_array().unwrap().len(), 1);
+    let carried = result["text"].as_str().unwrap().to_string();
+    assert!(carried.contains("· high · Release the lock"), "the conflicting edit is kept as typed:\n{carried}");
+    assert!(carried.contains("[#3] ") && carried.contains("Typed in the editor"));
+    let left = result["diagnostics"].as_array().unwrap();
+    assert_eq!(left.len(), 1, "{left:?}");
+    let line = carried.lines().position(|l| l.contains("· high · Release the lock")).unwrap();
+    assert_eq!(left[0]["range"]["start"]["line"], line);
+    client.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": memory_uri, "version": 3 }, "contentChanges": [{ "text": carried }] }),
+    );
+
+    let (kept, seen) = client.request_seeing(
+        "workspace/executeCommand",
+        json!({ "command": "mnemo.keepMine", "arguments": [{ "uri": memory_uri, "id": lock }] }),
+    );
+    assert_eq!(
+        kept["result"]["applied"],
+        json!([format!("reinstated #{lock}"), format!("#{lock} superseded by #4")]),
+        "{kept}"
+    );
+    assert_eq!(kept["result"]["conflicts"], json!([]));
+    let refreshed = seen.iter().rfind(|m| m["method"] == "memory/didChange").expect("the buffer gets the new text");
+    assert_eq!(refreshed["params"]["text"], kept["result"]["text"]);
+    client.finish();
+    assert_eq!(env.json(&["show", "4"])["priority"], "high");
+    assert_eq!(env.json(&["show", "4"])["provenance"], "human");
+}
+
+#[test]
+fn the_open_mirror_is_republished_when_another_process_writes() {
+    let env = Env::new();
+    let id = env.remember("gotcha", "Release the lock before restarting");
+    env.ok(&["export", "--enable"]);
+    let mirror = env.root.join("MEMORY.md");
+    let text = std::fs::read_to_string(&mirror).unwrap();
+    let mut client = Client::start(&env);
+    client.request("initialize", json!({ "processId": null, "rootUri": uri(&env.root), "capabilities": {} }));
+    client.notify("initialized", json!({}));
+    client.notify(
+        "textDocument/didOpen",
+        json!({ "textDocument": { "uri": uri(&mirror), "languageId": "markdown", "version": 1, "text": text } }),
+    );
+    let first = client.wait(|m| m["method"] == "textDocument/publishDiagnostics");
+    assert_eq!(first["params"]["diagnostics"], json!([]));
+
+    env.ok(&["revoke", &id.to_string(), "--reason", "wrong order"]);
+    let revoked_at = std::time::Instant::now();
+    let republished = client.wait(|m| {
+        m["method"] == "textDocument/publishDiagnostics"
+            && m["params"]["diagnostics"].as_array().is_some_and(|d| !d.is_empty())
+    });
+    let elapsed = revoked_at.elapsed();
+    assert_eq!(republished["params"]["uri"], uri(&mirror));
+    assert_eq!(republished["params"]["diagnostics"][0]["message"], format!("#{id} was revoked: wrong order"));
+    assert!(elapsed < Duration::from_secs(1), "republished within a second of the CLI's write: {elapsed:?}");
+    client.finish();
+}
+
+#[test]
+fn settings_choose_the_store_and_lexical_only_recall_is_announced() {
+    let env = Env::new();
+    env.remember("gotcha", "Kept in the default store about caches");
+    let other = env.home.join("other/memory.db");
+    let out = env
+        .command(&["remember", "--kind", "finding", "--title", "Only in the other store about caches"])
+        .env("MNEMO_STORE", &other)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut client = Client::start(&env);
+    let options = json!({ "mnemo": { "storePath": other, "debounceMs": 20 } });
+    client.request(
+        "initialize",
+        json!({ "processId": null, "rootUri": uri(&env.root), "capabilities": {}, "initializationOptions": options }),
+    );
+    client.notify("initialized", json!({}));
+    let said = client.wait(|m| m["method"] == "window/showMessage");
+    let message = said["params"]["message"].as_str().unwrap();
+    assert!(message.starts_with("mnemo: recall runs lexical-only ("), "{message}");
+    let symbols = client.request("workspace/symbol", json!({ "query": "caches" }));
+    let names: Vec<&str> = symbols["result"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["#1 Only in the other store about caches"]);
+
+    client.notify("workspace/didChangeConfiguration", json!({ "settings": { "mnemo": { "storePath": env.store } } }));
+    let symbols = client.request("workspace/symbol", json!({ "query": "caches" }));
+    let names: Vec<&str> = symbols["result"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["#1 Kept in the default store about caches"]);
+
+    client.notify("workspace/didChangeConfiguration", json!({ "settings": { "mnemo": { "debounceMs": "soon" } } }));
+    let complaint = client.wait(|m| m["method"] == "window/showMessage" && m["params"]["type"] == 1);
+    assert!(complaint["params"]["message"].as_str().unwrap().starts_with("mnemo settings: "), "{complaint}");
     client.finish();
 }

@@ -47,6 +47,19 @@ pub enum Change {
     },
 }
 
+impl Change {
+    /// What applying the change did, given the id it touched or created.
+    pub fn describe(&self, applied: NoteId) -> String {
+        match self {
+            Change::Create { .. } => format!("created #{applied}"),
+            Change::Supersede { id, .. } => format!("#{id} superseded by #{applied}"),
+            Change::Revoke { reason, .. } => format!("revoked #{applied} ({reason})"),
+            Change::FlagStale { reason, .. } => format!("flagged #{applied} stale ({reason})"),
+            Change::Reinstate { .. } => format!("reinstated #{applied}"),
+        }
+    }
+}
+
 /// The editable content of an entry, normalised as the store keeps it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Content {

@@ -1,21 +1,51 @@
-//! Code actions on an entry of a memory document and the commands they run:
-//! `mnemo.revoke` (id, reason), `mnemo.flagStale` (id, reason),
-//! `mnemo.reinstate` (id), `mnemo.promote` (id). Reasons are command
-//! arguments; the editor clients ask the person for them. Every command is
-//! a person's act (actor `human`) appended through the one write path.
+//! Code actions and the commands they run. On an entry: Revoke…, Flag
+//! stale…, Reinstate, Promote to human, Supersede (opens the entry in the
+//! checkout), Show history and Forget… (needs the argument `"confirm"`). On a
+//! conflict in a checkout: Keep mine / Take theirs. Reasons and
+//! confirmations are command arguments; the editor clients ask the person
+//! for them. Every write is a person's act (actor `human`) through the one
+//! write path.
 
 use mnemo_core::memory_md::{Entry, StateMarker};
 use mnemo_core::{EventKind, NoteId, Provenance};
-use serde_json::Value;
-use tower_lsp_server::ls_types::{CodeAction, CodeActionKind, CodeActionOrCommand, Command};
+use serde_json::{Value, json};
+use tower_lsp_server::ls_types::{CodeAction, CodeActionKind, CodeActionOrCommand, Command, Diagnostic, Uri};
 
-pub const COMMANDS: [&str; 4] = ["mnemo.revoke", "mnemo.flagStale", "mnemo.reinstate", "mnemo.promote"];
+pub const COMMANDS: [&str; 10] = [
+    "mnemo.revoke",
+    "mnemo.flagStale",
+    "mnemo.reinstate",
+    "mnemo.promote",
+    "mnemo.supersede",
+    "mnemo.showHistory",
+    "mnemo.forget",
+    "mnemo.keepMine",
+    "mnemo.takeTheirs",
+    "mnemo.checkin",
+];
 
-fn action(title: String, command: &str, id: NoteId) -> CodeActionOrCommand {
+/// A command, read from its name and arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CommandRequest {
+    /// `[id]` or `[id, reason]`: one lifecycle event.
+    Event { id: NoteId, kind: EventKind, reason: Option<String> },
+    /// `[id]`: open the entry in the checkout, for editing.
+    Supersede { id: NoteId },
+    /// `[id]`: the note's event history, as markdown.
+    History { id: NoteId },
+    /// `[id, "confirm"]`: delete the note and its history for good.
+    Forget { id: NoteId, confirmed: bool },
+    /// `[{uri, id}]`: resolve a conflict of an open checkout and check it in.
+    Resolve { uri: String, id: NoteId, keep_mine: bool },
+    /// `[{uri}]`: check an open checkout in (what saving does).
+    Checkin { uri: String },
+}
+
+fn action(title: String, command: &str, arguments: Vec<Value>) -> CodeActionOrCommand {
     CodeActionOrCommand::CodeAction(CodeAction {
         title: title.clone(),
         kind: Some(CodeActionKind::QUICKFIX),
-        command: Some(Command { title, command: command.into(), arguments: Some(vec![Value::from(id)]) }),
+        command: Some(Command { title, command: command.into(), arguments: Some(arguments) }),
         ..CodeAction::default()
     })
 }
@@ -23,38 +53,83 @@ fn action(title: String, command: &str, id: NoteId) -> CodeActionOrCommand {
 /// The actions an entry offers in its current state.
 pub fn actions_for(entry: &Entry) -> Vec<CodeActionOrCommand> {
     let Some(id) = entry.id else { return Vec::new() };
-    match &entry.marker {
+    let on = |title: String, command: &str| action(title, command, vec![Value::from(id)]);
+    let mut actions = match &entry.marker {
         None => vec![
-            action(format!("Revoke #{id}…"), "mnemo.revoke", id),
-            action(format!("Flag #{id} stale…"), "mnemo.flagStale", id),
-            action(format!("Promote #{id} to human"), "mnemo.promote", id),
+            on(format!("Revoke #{id}…"), "mnemo.revoke"),
+            on(format!("Flag #{id} stale…"), "mnemo.flagStale"),
+            on(format!("Supersede #{id} (edit it in the checkout)"), "mnemo.supersede"),
+            on(format!("Promote #{id} to human"), "mnemo.promote"),
         ],
-        Some(StateMarker::Stale { .. }) => vec![
-            action(format!("Reinstate #{id}"), "mnemo.reinstate", id),
-            action(format!("Revoke #{id}…"), "mnemo.revoke", id),
-        ],
+        Some(StateMarker::Stale { .. }) => {
+            vec![on(format!("Reinstate #{id}"), "mnemo.reinstate"), on(format!("Revoke #{id}…"), "mnemo.revoke")]
+        }
         Some(StateMarker::Revoked { .. } | StateMarker::Expired { .. }) => {
-            vec![action(format!("Reinstate #{id}"), "mnemo.reinstate", id)]
+            vec![on(format!("Reinstate #{id}"), "mnemo.reinstate")]
         }
         Some(StateMarker::Superseded { .. }) => Vec::new(),
-    }
+    };
+    actions.push(on(format!("Show the history of #{id}"), "mnemo.showHistory"));
+    actions.push(on(format!("Forget #{id} for good…"), "mnemo.forget"));
+    actions
 }
 
-/// A command's event, from its arguments: `[id]` or `[id, reason]`.
-pub fn event_for(command: &str, arguments: &[Value]) -> Result<(NoteId, EventKind, Option<String>), String> {
-    let id = arguments.first().and_then(Value::as_i64).ok_or("the first argument must be the note id")?;
-    let reason = arguments.get(1).and_then(Value::as_str).map(str::to_string);
+/// "Keep mine" and "Take theirs" for the conflicts among `diagnostics`.
+pub fn conflict_actions(uri: &Uri, diagnostics: &[Diagnostic]) -> Vec<CodeActionOrCommand> {
+    let mut actions = Vec::new();
+    for diagnostic in diagnostics {
+        let Some(id) = diagnostic.data.as_ref().and_then(|d| d.get("conflict")).and_then(Value::as_i64) else {
+            continue;
+        };
+        for (title, command) in [("Keep mine", "mnemo.keepMine"), ("Take theirs", "mnemo.takeTheirs")] {
+            let title = format!("{title} for #{id}");
+            let arguments = vec![json!({ "uri": uri.as_str(), "id": id })];
+            if let CodeActionOrCommand::CodeAction(mut action) = action(title, command, arguments) {
+                action.diagnostics = Some(vec![diagnostic.clone()]);
+                action.is_preferred = Some(command == "mnemo.keepMine");
+                actions.push(CodeActionOrCommand::CodeAction(action));
+            }
+        }
+    }
+    actions
+}
+
+/// Read a command and its arguments; the error says what was expected.
+pub fn parse_command(command: &str, arguments: &[Value]) -> Result<CommandRequest, String> {
+    let first = arguments.first();
+    let id = || first.and_then(Value::as_i64).ok_or(format!("{command}: the first argument must be the note id"));
+    let text = |index: usize| arguments.get(index).and_then(Value::as_str).map(str::to_string);
+    let object = |field: &str| first.and_then(|v| v.get(field));
+    let uri = || {
+        object("uri").and_then(Value::as_str).map(str::to_string).ok_or(format!(
+            "{command}: the argument must be an object with the checkout's \"uri\"{}",
+            if command == "mnemo.checkin" { "" } else { " and the note \"id\"" }
+        ))
+    };
     let kind = match command {
         "mnemo.revoke" => EventKind::Revoked,
         "mnemo.flagStale" => EventKind::StaleFlagged,
         "mnemo.reinstate" => EventKind::Reinstated,
         "mnemo.promote" => EventKind::Promoted { to: Provenance::Human },
+        "mnemo.supersede" => return Ok(CommandRequest::Supersede { id: id()? }),
+        "mnemo.showHistory" => return Ok(CommandRequest::History { id: id()? }),
+        "mnemo.forget" => {
+            return Ok(CommandRequest::Forget { id: id()?, confirmed: text(1).as_deref() == Some("confirm") });
+        }
+        "mnemo.keepMine" | "mnemo.takeTheirs" => {
+            let uri = uri()?;
+            let id =
+                object("id").and_then(Value::as_i64).ok_or(format!("{command}: the argument needs the note \"id\""))?;
+            return Ok(CommandRequest::Resolve { uri, id, keep_mine: command == "mnemo.keepMine" });
+        }
+        "mnemo.checkin" => return Ok(CommandRequest::Checkin { uri: uri()? }),
         other => return Err(format!("unknown command {other}; the commands are {}", COMMANDS.join(", "))),
     };
+    let reason = text(1);
     if matches!(kind, EventKind::Revoked | EventKind::StaleFlagged)
         && reason.as_deref().is_none_or(|r| r.trim().is_empty())
     {
         return Err(format!("{command} needs a reason as its second argument"));
     }
-    Ok((id, kind, reason))
+    Ok(CommandRequest::Event { id: id()?, kind, reason })
 }

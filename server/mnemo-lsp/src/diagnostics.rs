@@ -1,9 +1,13 @@
 //! Diagnostics on memory documents: stale notes (warning), revoked and
 //! superseded notes (hint, tagged deprecated so editors grey them out),
-//! expired notes (information), and a checkout's parse errors.
+//! expired notes (information), and a checkout's problems: parse errors
+//! and, when a check-in preview is at hand, what a save would refuse and
+//! the conflicts (error, code `conflict`, data `{"conflict": id}`, which the
+//! "keep mine" / "take theirs" code actions answer).
 
+use mnemo_core::checkin::CheckinPlan;
 use mnemo_core::memory_md::{Severity, StateMarker};
-use tower_lsp_server::ls_types::{Diagnostic, DiagnosticSeverity, DiagnosticTag};
+use tower_lsp_server::ls_types::{Diagnostic, DiagnosticSeverity, DiagnosticTag, NumberOrString};
 
 use crate::documents::{Document, DocumentKind};
 use crate::outline::parse_document;
@@ -11,26 +15,15 @@ use crate::to_proto::line_range;
 
 const SOURCE: &str = "mnemo";
 
-pub fn diagnostics(doc: &Document) -> Vec<Diagnostic> {
+/// The diagnostics of `doc`; `preview` is what checking it in would do.
+pub fn diagnostics(doc: &Document, preview: Option<&CheckinPlan>) -> Vec<Diagnostic> {
     // The mirror is never checked in; it is read here only to mark its entries.
     let Some((text, parsed)) = parse_document(doc) else { return Vec::new() };
     let mut out = Vec::new();
     if doc.kind == DocumentKind::Checkout {
-        for d in &parsed.diagnostics {
-            let severity = match d.severity {
-                Severity::Error => DiagnosticSeverity::ERROR,
-                Severity::Warning => DiagnosticSeverity::WARNING,
-                Severity::Information => DiagnosticSeverity::INFORMATION,
-                Severity::Hint => DiagnosticSeverity::HINT,
-            };
-            out.push(Diagnostic {
-                range: line_range(&text, d.line, d.start_column, d.end_column),
-                severity: Some(severity),
-                source: Some(SOURCE.into()),
-                message: d.message.clone(),
-                ..Diagnostic::default()
-            });
-        }
+        let conflicts = preview.map_or(&[][..], |p| &p.conflicts[..]);
+        let problems = preview.map_or(&parsed.diagnostics, |p| &p.diagnostics);
+        out.extend(problems.iter().map(|d| checkout_problem(&text, d, conflicts)));
     }
     for parsed_entry in &parsed.entries {
         let entry = &parsed_entry.entry;
@@ -59,4 +52,30 @@ pub fn diagnostics(doc: &Document) -> Vec<Diagnostic> {
         });
     }
     out
+}
+
+/// A core diagnostic of a checkout's text as an LSP diagnostic.
+pub fn checkout_problem(
+    text: &str,
+    d: &mnemo_core::memory_md::Diagnostic,
+    conflicts: &[mnemo_core::checkin::Conflict],
+) -> Diagnostic {
+    let severity = match d.severity {
+        Severity::Error => DiagnosticSeverity::ERROR,
+        Severity::Warning => DiagnosticSeverity::WARNING,
+        Severity::Information => DiagnosticSeverity::INFORMATION,
+        Severity::Hint => DiagnosticSeverity::HINT,
+    };
+    let conflict = conflicts
+        .iter()
+        .find(|c| c.line == d.line && d.message.starts_with(&format!("#{} changed in the store", c.id)));
+    Diagnostic {
+        range: line_range(text, d.line, d.start_column, d.end_column),
+        severity: Some(severity),
+        source: Some(SOURCE.into()),
+        code: conflict.map(|_| NumberOrString::String("conflict".into())),
+        data: conflict.map(|c| serde_json::json!({ "conflict": c.id })),
+        message: d.message.clone(),
+        ..Diagnostic::default()
+    }
 }

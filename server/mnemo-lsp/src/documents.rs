@@ -1,11 +1,14 @@
 //! Open documents and the one task that owns them. Handlers send
 //! [`DocumentEvent`]s in the order they are called; the owner applies them
 //! in that order, keeps the snapshot handlers read, and republishes
-//! diagnostics after every change.
+//! diagnostics after every change. A checkout's diagnostics come from a
+//! check-in preview against the store, run once typing pauses.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
+use mnemo_core::checkin::CheckinPlan;
 use mnemo_core::memory_md::MIRROR_HEADER;
 use ropey::Rope;
 use tokio::sync::mpsc;
@@ -75,32 +78,63 @@ pub enum DocumentEvent {
     Closed {
         uri: Uri,
     },
+    /// The file under a read-only document (the mirror) changed on disk.
+    Reloaded {
+        uri: Uri,
+        text: String,
+    },
     /// Answered once every event queued before it is applied, so a request
     /// sees the documents as of the notifications sent before it.
     Barrier(tokio::sync::oneshot::Sender<()>),
 }
 
+/// What checking a checkout's text in would do (`None`: cannot tell now).
+pub type Previewer = Arc<dyn Fn(&str) -> Option<CheckinPlan> + Send + Sync>;
+
 /// Start the owner task; returns its queue and the snapshot it maintains.
-pub fn spawn_owner(client: Client) -> (mpsc::UnboundedSender<DocumentEvent>, Snapshot) {
+/// `pause` is how long typing must pause before a checkout is previewed.
+pub fn spawn_owner(
+    client: Client,
+    preview: Previewer,
+    pause: Arc<Mutex<Duration>>,
+) -> (mpsc::UnboundedSender<DocumentEvent>, Snapshot) {
     let (sender, mut receiver) = mpsc::unbounded_channel::<DocumentEvent>();
     let snapshot: Snapshot = Arc::default();
     let documents = snapshot.clone();
     tokio::spawn(async move {
         while let Some(event) = receiver.recv().await {
             // Apply under the lock; publish after releasing it.
+            let mut checkout = None;
             let publish = {
                 let mut docs = documents.lock().unwrap_or_else(|e| e.into_inner());
                 match event {
                     DocumentEvent::Opened { uri, text, version } => {
                         let doc = Document::new(&uri, &text, version);
                         docs.insert(uri.clone(), doc.clone());
-                        Some((uri, diagnostics(&doc), Some(version)))
+                        if doc.kind == DocumentKind::Checkout {
+                            checkout = Some((uri.clone(), version, Duration::ZERO));
+                        }
+                        Some((uri, diagnostics(&doc, None), Some(version)))
                     }
                     DocumentEvent::Changed { uri, version, changes } => match docs.get_mut(&uri) {
                         Some(doc) if version > doc.version => {
                             doc.version = version;
                             changes.into_iter().for_each(|c| doc.apply(c));
-                            Some((uri, diagnostics(doc), Some(version)))
+                            if doc.kind == DocumentKind::Checkout {
+                                // Published with the preview, so conflicts do not flicker.
+                                let pause = *pause.lock().unwrap_or_else(|e| e.into_inner());
+                                checkout = Some((uri, version, pause));
+                                None
+                            } else {
+                                Some((uri, diagnostics(doc, None), Some(version)))
+                            }
+                        }
+                        _ => None,
+                    },
+                    DocumentEvent::Reloaded { uri, text } => match docs.get_mut(&uri) {
+                        Some(doc) if doc.text != text.as_str() => {
+                            doc.text = Rope::from_str(&text);
+                            Some((uri, diagnostics(doc, None), Some(doc.version)))
                         }
                         _ => None,
                     },
@@ -117,7 +151,34 @@ pub fn spawn_owner(client: Client) -> (mpsc::UnboundedSender<DocumentEvent>, Sna
             if let Some((uri, found, version)) = publish {
                 client.publish_diagnostics(uri, found, version).await;
             }
+            if let Some((uri, version, pause)) = checkout {
+                tokio::spawn(publish_preview(client.clone(), documents.clone(), preview.clone(), uri, version, pause));
+            }
         }
     });
     (sender, snapshot)
+}
+
+/// After `pause`, if the document is still at `version`, publish its
+/// diagnostics with a check-in preview.
+async fn publish_preview(
+    client: Client,
+    documents: Snapshot,
+    preview: Previewer,
+    uri: Uri,
+    version: i32,
+    pause: Duration,
+) {
+    tokio::time::sleep(pause).await;
+    let current = |documents: &Snapshot| {
+        let docs = documents.lock().unwrap_or_else(|e| e.into_inner());
+        docs.get(&uri).filter(|d| d.version == version).cloned()
+    };
+    let Some(doc) = current(&documents) else { return };
+    let text = doc.text.to_string();
+    let plan = tokio::task::spawn_blocking(move || preview(&text)).await.ok().flatten();
+    if current(&documents).is_none() {
+        return;
+    }
+    client.publish_diagnostics(uri, diagnostics(&doc, plan.as_ref()), Some(version)).await;
 }

@@ -6,6 +6,8 @@
 //! (`documents::DocumentOwner`); handlers only send to it or read snapshots.
 
 mod actions;
+mod checkin;
+mod commands;
 mod completion;
 mod diagnostics;
 mod documents;
@@ -14,26 +16,41 @@ mod hover;
 mod outline;
 mod refresh;
 mod server;
+mod settings;
+mod startup;
 mod symbols;
 mod to_proto;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use mnemo_store::workspace::Workspace;
 
+pub use settings::{SETTING_NAMES, Settings};
+
 /// Turns a query into its embedding (`None`: no model; recall is lexical).
 pub type EmbedQuery = Arc<dyn Fn(&str) -> Option<Vec<f32>> + Send + Sync>;
+
+/// The semantic stage of recall: the query embedder, or why there is none.
+#[derive(Clone, Default)]
+pub struct Ranking {
+    pub embed: Option<EmbedQuery>,
+    /// Why there is no model, when there is none (shown with every answer).
+    pub lexical_reason: Option<String>,
+}
+
+/// Loads the ranking for a store file and, when the client set one, a model
+/// directory. Blocking: it loads the model and embeds notes written without one.
+pub type RankingLoader = Arc<dyn Fn(&Path, Option<&Path>) -> Ranking + Send + Sync>;
 
 /// What the binary hands the server.
 #[derive(Clone)]
 pub struct ServerConfig {
+    /// The store file, unless the client's settings name another.
     pub store_path: PathBuf,
     /// Used when the client names no workspace folder.
     pub workspace: Workspace,
-    pub embed: Option<EmbedQuery>,
-    /// Why there is no model, when there is none (shown with every answer).
-    pub lexical_reason: Option<String>,
+    pub load_ranking: RankingLoader,
 }
 
 /// Serve LSP over stdin/stdout until the client says exit or closes stdin.

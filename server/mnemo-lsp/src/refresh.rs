@@ -1,8 +1,8 @@
 //! Noticing writes by other processes: a `notify` watch on the store file
 //! wakes a task that waits for a short quiet spell, checks the store epoch,
-//! and refreshes open checkouts — a clean buffer gets the new render through
+//! re-renders the mirror and reloads it when open, and refreshes open checkouts — a clean buffer gets the new render through
 //! a `memory/didChange` notification; a dirty one gets a warning that the
-//! store changed since its checkout (its save will show any conflicts).
+//! store changed since its checkout, with its conflicts as of now.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -19,7 +19,7 @@ use tower_lsp_server::ls_types::notification::Notification;
 use tower_lsp_server::ls_types::{Diagnostic, DiagnosticSeverity, Position, Range, Uri};
 
 use crate::diagnostics::diagnostics;
-use crate::documents::{DocumentKind, Snapshot};
+use crate::documents::{DocumentEvent, DocumentKind, Previewer, Snapshot};
 
 /// The checkouts handed out: virtual document URI → (epoch, text).
 pub type Checkouts = Arc<Mutex<HashMap<String, (i64, String)>>>;
@@ -44,17 +44,22 @@ const QUIET: Duration = Duration::from_millis(150);
 
 pub struct Refresher {
     pub client: Client,
-    pub store_path: PathBuf,
+    /// Read at each refresh; the watch itself is restarted when it changes.
+    pub store_path: Arc<std::sync::RwLock<PathBuf>>,
     pub workspace: Arc<OnceLock<Workspace>>,
     pub fallback: Workspace,
     pub snapshot: Snapshot,
     pub checkouts: Checkouts,
+    pub preview: Previewer,
+    /// The document owner's queue (an open mirror is reloaded through it).
+    pub documents: mpsc::UnboundedSender<DocumentEvent>,
 }
 
 /// Watch the store; returns the watcher, which must be kept alive.
 pub fn spawn(refresher: Refresher) -> notify::Result<StoreWatcher> {
     let (sender, mut receiver) = mpsc::unbounded_channel::<()>();
-    let watcher = watch_store(&refresher.store_path, move || {
+    let path = refresher.store_path.read().unwrap_or_else(|e| e.into_inner()).clone();
+    let watcher = watch_store(&path, move || {
         let _ = sender.send(());
     })?;
     tokio::spawn(async move {
@@ -70,20 +75,42 @@ pub fn spawn(refresher: Refresher) -> notify::Result<StoreWatcher> {
 impl Refresher {
     async fn refresh(&self, last_epoch: Option<i64>) -> Option<i64> {
         let workspace = self.workspace.get().cloned().unwrap_or_else(|| self.fallback.clone());
-        let path = self.store_path.clone();
+        let path = self.store_path.read().unwrap_or_else(|e| e.into_inner()).clone();
         let checkout_workspace = workspace.clone();
+        let open_mirrors: Vec<Uri> = {
+            let docs = self.snapshot.lock().unwrap_or_else(|e| e.into_inner());
+            docs.iter().filter(|(_, d)| d.kind == DocumentKind::Mirror).map(|(u, _)| u.clone()).collect()
+        };
         let rendered = tokio::task::spawn_blocking(move || {
             let store = Store::open(&path).ok()?;
             let epoch = store.epoch().ok()?;
             if Some(epoch) == last_epoch {
-                return Some((epoch, None));
+                return Some((epoch, None, Vec::new()));
             }
-            Some((epoch, store.checkout(&checkout_workspace).ok()))
+            // The writer re-renders the mirror too; this catches up when it
+            // could not, then the open mirror is reloaded from disk.
+            let problem = crate::server::refresh_mirror(&store, &checkout_workspace);
+            if let Some(problem) = problem {
+                eprintln!("mnemo lsp: {problem}");
+            }
+            let mirrors: Vec<(Uri, String)> = open_mirrors
+                .into_iter()
+                .filter_map(|uri| {
+                    let text = std::fs::read_to_string(uri.to_file_path()?).ok()?;
+                    Some((uri, text))
+                })
+                .collect();
+            Some((epoch, store.checkout(&checkout_workspace).ok(), mirrors))
         })
         .await
         .ok()
         .flatten();
-        let Some((epoch, Some(document))) = rendered else { return rendered.map(|(e, _)| e).or(last_epoch) };
+        let Some((epoch, Some(document), mirrors)) = rendered else {
+            return rendered.map(|(e, _, _)| e).or(last_epoch);
+        };
+        for (uri, text) in mirrors {
+            let _ = self.documents.send(DocumentEvent::Reloaded { uri, text });
+        }
         let open: Vec<(Uri, crate::documents::Document)> = {
             let docs = self.snapshot.lock().unwrap_or_else(|e| e.into_inner());
             docs.iter().filter(|(_, d)| d.kind == DocumentKind::Checkout).map(|(u, d)| (u.clone(), d.clone())).collect()
@@ -103,7 +130,10 @@ impl Refresher {
                     MemoryDidChangeParams { uri: uri.as_str().to_string(), text: document.text.clone(), epoch };
                 self.client.send_notification::<MemoryDidChange>(params).await;
             } else {
-                let mut found = diagnostics(&doc);
+                let text = doc.text.to_string();
+                let preview = self.preview.clone();
+                let plan = tokio::task::spawn_blocking(move || preview(&text)).await.ok().flatten();
+                let mut found = diagnostics(&doc, plan.as_ref());
                 found.push(Diagnostic {
                     range: Range::new(Position::new(0, 0), Position::new(0, 0)),
                     severity: Some(DiagnosticSeverity::WARNING),

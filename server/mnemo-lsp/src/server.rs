@@ -2,7 +2,8 @@
 //! core and the store, and convert back. Store reads run on blocking threads,
 //! each with its own connection.
 
-use std::sync::{Arc, OnceLock};
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock, RwLock};
 
 use mnemo_store::workspace::Workspace;
 use mnemo_store::{Scope, Store};
@@ -12,19 +13,18 @@ use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer, LspService, Server};
 
-use crate::ServerConfig;
-use crate::actions::{COMMANDS, actions_for, event_for};
+use crate::actions::{COMMANDS, actions_for, conflict_actions, parse_command};
 use crate::completion::{completion_items, inlay_hints, typing_reference};
 use crate::documents::DocumentKind;
-use crate::documents::{Document, DocumentEvent, Snapshot, spawn_owner};
+use crate::documents::{Document, DocumentEvent, Previewer, Snapshot, spawn_owner};
 use crate::ext::{CheckoutParams, CheckoutResult, checkout_uri};
 use crate::hover::{markdown, reference_at};
 use crate::outline::{document_links, document_symbols, folding_ranges, parse_document};
 use crate::refresh::{self, Checkouts, Refresher};
 use crate::symbols::{container, entry_line, entry_location, hidden_summary};
 use crate::to_proto::char_index;
+use crate::{Ranking, ServerConfig};
 use mnemo_core::recall::{Ranked, RankingMode, RecallAnswer, RecallRequest};
-use mnemo_core::{Actor, EventData};
 use mnemo_core::{Kind, NoteId, Status};
 use mnemo_store::config::WorkspaceConfig;
 use mnemo_store::mirror::{self, MirrorTarget};
@@ -33,53 +33,109 @@ use mnemo_store::recall::DEFAULT_POOL;
 pub async fn serve(input: impl AsyncRead + Unpin, output: impl AsyncWrite, config: ServerConfig) {
     let (service, socket) = LspService::build(|client| Backend::new(client, config))
         .custom_method("memory/checkout", Backend::checkout)
+        .custom_method("memory/checkin", Backend::checkin)
         .finish();
     Server::new(input, output, socket).serve(service).await;
 }
 
-struct Backend {
-    client: Client,
+pub(crate) struct Backend {
+    pub(crate) client: Client,
     /// Writes are serialised here, in arrival order (a fair lock).
-    writer: tokio::sync::Mutex<()>,
-    config: ServerConfig,
+    pub(crate) writer: tokio::sync::Mutex<()>,
+    pub(crate) config: ServerConfig,
     /// The workspace the client named at `initialize` (else the configured one).
     workspace: Arc<OnceLock<Workspace>>,
-    checkouts: Checkouts,
-    /// Keeps the store watch alive (other processes' writes refresh open checkouts).
-    _watch: Option<std::sync::Mutex<mnemo_store::store_watch::StoreWatcher>>,
-    documents: UnboundedSender<DocumentEvent>,
-    snapshot: Snapshot,
+    pub(crate) checkouts: Checkouts,
+    /// The store file (the client's `storePath` setting may change it).
+    pub(crate) store_path: Arc<RwLock<PathBuf>>,
+    /// The client's `modelDir` setting.
+    pub(crate) model_dir: RwLock<Option<PathBuf>>,
+    /// Loaded on first need (or after `initialized`); reset when a setting changes it.
+    pub(crate) ranking: tokio::sync::Mutex<Option<Ranking>>,
+    /// Keeps the store watch alive (other processes' writes refresh open documents).
+    pub(crate) watch: std::sync::Mutex<Option<mnemo_store::store_watch::StoreWatcher>>,
+    pub(crate) documents: UnboundedSender<DocumentEvent>,
+    pub(crate) snapshot: Snapshot,
+    pub(crate) preview: Previewer,
+    /// How long typing in a checkout must pause before it is previewed.
+    pub(crate) pause: Arc<std::sync::Mutex<std::time::Duration>>,
+    /// Whether the client accepts `window/workDoneProgress/create`.
+    pub(crate) progress: std::sync::atomic::AtomicBool,
+    /// A problem with the settings sent at `initialize`, shown once initialized.
+    pub(crate) settings_problem: std::sync::Mutex<Option<String>>,
+}
+
+/// The default pause before a checkout's check-in preview.
+const DEFAULT_PAUSE: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// A preview of checking a checkout's text in, against the store now.
+fn previewer(store_path: Arc<RwLock<PathBuf>>, workspace: Arc<OnceLock<Workspace>>, fallback: Workspace) -> Previewer {
+    Arc::new(move |text: &str| {
+        let workspace = workspace.get().cloned().unwrap_or_else(|| fallback.clone());
+        let path = store_path.read().unwrap_or_else(|e| e.into_inner()).clone();
+        let result = Store::open(&path).and_then(|store| store.preview_checkin(&workspace, text));
+        Some(result.unwrap_or_else(|e| {
+            let mut plan = mnemo_core::checkin::CheckinPlan {
+                diagnostics: mnemo_core::memory_md::parse_checkout(text).diagnostics,
+                ..Default::default()
+            };
+            plan.diagnostics.push(mnemo_core::memory_md::Diagnostic {
+                line: 0,
+                start_column: 0,
+                end_column: 0,
+                severity: mnemo_core::memory_md::Severity::Error,
+                message: format!("cannot check this checkout in: {e}"),
+            });
+            plan
+        }))
+    })
 }
 
 impl Backend {
     fn new(client: Client, config: ServerConfig) -> Backend {
-        let (documents, snapshot) = spawn_owner(client.clone());
         let workspace: Arc<OnceLock<Workspace>> = Arc::default();
-        let checkouts: Checkouts = Arc::default();
-        let watch = refresh::spawn(Refresher {
-            client: client.clone(),
-            store_path: config.store_path.clone(),
-            workspace: workspace.clone(),
-            fallback: config.workspace.clone(),
-            snapshot: snapshot.clone(),
-            checkouts: checkouts.clone(),
-        })
-        .map_err(|e| eprintln!("mnemo lsp: cannot watch the store for other processes' writes: {e}"))
-        .ok();
+        let store_path = Arc::new(RwLock::new(config.store_path.clone()));
+        let preview = previewer(store_path.clone(), workspace.clone(), config.workspace.clone());
+        let pause = Arc::new(std::sync::Mutex::new(DEFAULT_PAUSE));
+        let (documents, snapshot) = spawn_owner(client.clone(), preview.clone(), pause.clone());
         Backend {
             client,
             writer: tokio::sync::Mutex::new(()),
             config,
             workspace,
-            checkouts,
-            _watch: watch.map(std::sync::Mutex::new),
+            checkouts: Arc::default(),
+            store_path,
+            model_dir: RwLock::new(None),
+            ranking: tokio::sync::Mutex::new(None),
+            watch: std::sync::Mutex::new(None),
             documents,
             snapshot,
+            preview,
+            pause,
+            progress: std::sync::atomic::AtomicBool::new(false),
+            settings_problem: std::sync::Mutex::new(None),
         }
     }
 
+    /// The watch on the store: other processes' writes refresh open documents.
+    pub(crate) fn start_watch(&self) {
+        let watch = refresh::spawn(Refresher {
+            client: self.client.clone(),
+            store_path: self.store_path.clone(),
+            workspace: self.workspace.clone(),
+            fallback: self.config.workspace.clone(),
+            snapshot: self.snapshot.clone(),
+            checkouts: self.checkouts.clone(),
+            preview: self.preview.clone(),
+            documents: self.documents.clone(),
+        })
+        .map_err(|e| eprintln!("mnemo lsp: cannot watch the store for other processes' writes: {e}"))
+        .ok();
+        *self.watch.lock().unwrap_or_else(|e| e.into_inner()) = watch;
+    }
+
     /// A clone of an open document, after every change sent before this request.
-    async fn document(&self, uri: &Uri) -> Option<Document> {
+    pub(crate) async fn document(&self, uri: &Uri) -> Option<Document> {
         let (done, applied) = tokio::sync::oneshot::channel();
         if self.documents.send(DocumentEvent::Barrier(done)).is_ok() {
             let _ = applied.await;
@@ -97,16 +153,16 @@ impl Backend {
         reference_at(&doc.text.line(line).to_string(), position.position.character)
     }
 
-    fn workspace(&self) -> Workspace {
+    pub(crate) fn workspace(&self) -> Workspace {
         self.workspace.get().cloned().unwrap_or_else(|| self.config.workspace.clone())
     }
 
     /// Run `f` with a store connection on a blocking thread.
-    async fn with_store<T: Send + 'static>(
+    pub(crate) async fn with_store<T: Send + 'static>(
         &self,
         f: impl FnOnce(&mut Store) -> std::result::Result<T, mnemo_store::StoreError> + Send + 'static,
     ) -> Result<T> {
-        let path = self.config.store_path.clone();
+        let path = self.store_path.read().unwrap_or_else(|e| e.into_inner()).clone();
         tokio::task::spawn_blocking(move || {
             let mut store = Store::open(&path).map_err(internal)?;
             f(&mut store).map_err(internal)
@@ -134,7 +190,7 @@ impl Backend {
     }
 }
 
-fn now() -> mnemo_core::Timestamp {
+pub(crate) fn now() -> mnemo_core::Timestamp {
     mnemo_core::Timestamp(
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64),
     )
@@ -142,7 +198,7 @@ fn now() -> mnemo_core::Timestamp {
 
 /// Re-render the workspace's mirror after a write when it is enabled; a
 /// problem is returned for the editor to show, never an error of the write.
-fn refresh_mirror(store: &Store, workspace: &Workspace) -> Option<String> {
+pub(crate) fn refresh_mirror(store: &Store, workspace: &Workspace) -> Option<String> {
     let config = match WorkspaceConfig::load(workspace.root.as_deref()) {
         Ok(config) => config,
         Err(e) => return Some(e.to_string()),
@@ -155,7 +211,7 @@ fn refresh_mirror(store: &Store, workspace: &Workspace) -> Option<String> {
     result.err().map(|e| format!("the write is saved, but the mirror was not updated: {e}"))
 }
 
-fn internal(e: impl std::fmt::Display) -> Error {
+pub(crate) fn internal(e: impl std::fmt::Display) -> Error {
     Error { code: ErrorCode::InternalError, message: e.to_string().into(), data: None }
 }
 
@@ -176,9 +232,19 @@ impl LanguageServer for Backend {
         if let Some(workspace) = workspace_from(&params) {
             let _ = self.workspace.set(workspace);
         }
+        let progress = params.capabilities.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false);
+        self.progress.store(progress, std::sync::atomic::Ordering::Relaxed);
+        if let Err(problem) = self.apply_settings(params.initialization_options.as_ref()) {
+            *self.settings_problem.lock().unwrap_or_else(|e| e.into_inner()) = Some(problem);
+        }
         Ok(InitializeResult {
             capabilities: ServerCapabilities {
-                text_document_sync: Some(TextDocumentSyncCapability::Kind(TextDocumentSyncKind::INCREMENTAL)),
+                text_document_sync: Some(TextDocumentSyncCapability::Options(TextDocumentSyncOptions {
+                    open_close: Some(true),
+                    change: Some(TextDocumentSyncKind::INCREMENTAL),
+                    save: Some(TextDocumentSyncSaveOptions::SaveOptions(SaveOptions { include_text: Some(true) })),
+                    ..TextDocumentSyncOptions::default()
+                })),
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
                 document_symbol_provider: Some(OneOf::Left(true)),
                 workspace_symbol_provider: Some(OneOf::Left(true)),
@@ -205,6 +271,19 @@ impl LanguageServer for Backend {
         })
     }
 
+    async fn initialized(&self, _: InitializedParams) {
+        self.start_watch();
+        let problem = self.settings_problem.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(problem) = problem {
+            self.client.show_message(MessageType::ERROR, problem).await;
+        }
+        self.load_ranking().await;
+    }
+
+    async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        self.change_settings(params.settings).await;
+    }
+
     async fn shutdown(&self) -> Result<()> {
         Ok(())
     }
@@ -221,6 +300,10 @@ impl LanguageServer for Backend {
             version: doc.version,
             changes: params.content_changes,
         });
+    }
+
+    async fn did_save(&self, params: DidSaveTextDocumentParams) {
+        self.checkin_saved_file(params).await;
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
@@ -247,11 +330,12 @@ impl LanguageServer for Backend {
         let mirror = root.join("MEMORY.md");
         let mirror_text = std::fs::read_to_string(&mirror).ok();
         let query = params.query.trim().to_string();
-        let vector = match (&self.config.embed, query.is_empty()) {
+        let Ranking { embed, lexical_reason } = self.load_ranking().await;
+        let vector = match (&embed, query.is_empty()) {
             (Some(embed), false) => embed(&query),
             _ => None,
         };
-        let (mode, ranking) = match (&vector, &self.config.lexical_reason) {
+        let (mode, ranking) = match (&vector, &lexical_reason) {
             (Some(_), _) => (RankingMode::Hybrid, "hybrid".to_string()),
             (None, Some(reason)) => (RankingMode::LexicalOnly, format!("lexical only ({reason})")),
             (None, None) => (RankingMode::LexicalOnly, "lexical only".to_string()),
@@ -327,42 +411,24 @@ impl LanguageServer for Backend {
     }
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
-        let Some(doc) = self.document(&params.text_document.uri).await else { return Ok(None) };
+        let uri = params.text_document.uri;
+        let Some(doc) = self.document(&uri).await else { return Ok(None) };
         let Some((_, parsed)) = parse_document(&doc) else { return Ok(None) };
         let line = params.range.start.line as usize;
-        let entry = parsed.entries.iter().find(|e| e.first_line <= line && line <= e.last_line);
-        Ok(entry.map(|e| actions_for(&e.entry)).filter(|a| !a.is_empty()))
+        let mut actions = conflict_actions(&uri, &params.context.diagnostics);
+        if let Some(entry) = parsed.entries.iter().find(|e| e.first_line <= line && line <= e.last_line) {
+            actions.extend(actions_for(&entry.entry));
+        }
+        Ok(Some(actions).filter(|a| !a.is_empty()))
     }
 
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
-        let (id, kind, reason) = event_for(&params.command, &params.arguments).map_err(|message| Error {
+        let request = parse_command(&params.command, &params.arguments).map_err(|message| Error {
             code: ErrorCode::InvalidParams,
             message: message.into(),
             data: None,
         })?;
-        let workspace = self.workspace();
-        let _writer = self.writer.lock().await;
-        let scope = Scope::Workspace(workspace.id.clone());
-        let now = now();
-        let state = self
-            .with_store(move |store| {
-                let state =
-                    store.write(|w| w.append(&scope, id, EventData { kind, actor: Actor::Human, at: now, reason }))?;
-                if let Some(problem) = refresh_mirror(store, &workspace) {
-                    return Ok((state, Some(problem)));
-                }
-                Ok((state, None))
-            })
-            .await;
-        match state {
-            Ok((state, problem)) => {
-                if let Some(problem) = problem {
-                    self.client.show_message(MessageType::WARNING, problem).await;
-                }
-                Ok(Some(serde_json::json!({ "id": id, "state": state.status.name(), "provenance": state.provenance })))
-            }
-            Err(e) => Err(e),
-        }
+        self.run_command(request).await.map(Some)
     }
 
     async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {

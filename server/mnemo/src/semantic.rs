@@ -10,6 +10,7 @@ use mnemo_core::model::{normalize_body, normalize_title};
 use mnemo_core::recall::RankingMode;
 use mnemo_core::recall::embedding_chunks;
 use mnemo_embed::{Embedder, ModelLocation, default_model_dir};
+use mnemo_store::config::WorkspaceConfig;
 use mnemo_store::{Scope, Store};
 
 use crate::context::Context;
@@ -23,15 +24,22 @@ impl Semantic {
     /// Load the model this context is configured with. Never fails: a missing
     /// or broken model makes recall lexical-only, with the reason.
     pub fn load(ctx: &Context) -> Semantic {
+        Semantic::load_from(ctx.config().map_err(|e| e.to_string()), None)
+    }
+
+    /// Load the model from `model_dir` when given (an editor's setting, which
+    /// wins over everything), else as [`Semantic::load`] does.
+    pub fn load_from(config: Result<&WorkspaceConfig, String>, model_dir: Option<&std::path::Path>) -> Semantic {
         // A broken config is a reason for lexical-only recall, said in every answer.
-        let config = match ctx.config() {
+        let config = match config {
             Ok(config) => config,
-            Err(e) => return Semantic { embedder: Err(e.to_string()) },
+            Err(e) => return Semantic { embedder: Err(e) },
         };
         let env = |name: &str| std::env::var(name).ok();
         let default = default_model_dir(env("XDG_DATA_HOME").as_deref(), env("HOME").as_deref());
+        let given = model_dir.map(|d| d.display().to_string());
         let location = ModelLocation::resolve(
-            env("MNEMO_MODEL_DIR").as_deref(),
+            given.as_deref().or(env("MNEMO_MODEL_DIR").as_deref()),
             env("ORT_DYLIB_PATH").as_deref(),
             config.recall.model_dir.as_deref(),
             config.recall.onnxruntime.as_deref(),

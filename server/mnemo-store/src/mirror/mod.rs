@@ -111,7 +111,7 @@ pub fn export(store: &Store, target: &MirrorTarget) -> Result<ExportOutcome, Mir
             written: false,
         });
     }
-    let written = write_atomically(&target.path, document.text.as_bytes())
+    let written = write_atomically(&target.path, document.text.as_bytes(), 0o444)
         .map_err(|e| MirrorError::NotWritable { path: target.path.display().to_string(), reason: e.to_string() })?;
     record_epoch(store, target, document.epoch)?;
     Ok(ExportOutcome { epoch: document.epoch, notes: document.notes, bytes: document.text.len(), written })
@@ -151,9 +151,11 @@ fn record_epoch(store: &Store, target: &MirrorTarget, epoch: i64) -> Result<(), 
     Ok(())
 }
 
-/// Write `bytes` to `path` through a temp file and a rename, mode 0444.
-/// Returns false (and touches nothing) when the file already holds `bytes`.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
+/// Write `bytes` to `path` through a temp file and a rename, with `mode`
+/// (0444 for the mirror, 0644 for a checkout file): a crash leaves the old
+/// text or the new one, never half. Returns false (and touches nothing) when
+/// the file already holds `bytes`.
+pub fn write_atomically(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<bool> {
     if std::fs::read(path).is_ok_and(|current| current == bytes) {
         return Ok(false);
     }
@@ -162,7 +164,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
     let sequence = SEQUENCE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let temp = path.with_file_name(format!(".{name}.mnemo-{}-{sequence}.tmp", std::process::id()));
     let result = (|| {
-        let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o444).open(&temp)?;
+        let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(mode).open(&temp)?;
         file.write_all(bytes)?;
         file.sync_all()?;
         std::fs::rename(&temp, path)

@@ -8,8 +8,9 @@ use std::path::Path;
 use std::process::{Command, ExitCode};
 
 use anyhow::{Context as _, anyhow, bail};
-use mnemo_core::checkin::{Change, Resolutions};
+use mnemo_core::checkin::Resolutions;
 use mnemo_store::checkout::CheckinOutcome;
+use mnemo_store::mirror::write_atomically;
 use serde_json::json;
 
 use crate::cli::Checkin;
@@ -42,7 +43,7 @@ fn check_in_file(ctx: &Context, file: &Path, text: &str, resolutions: &Resolutio
     }
     if let Some(document) = &outcome.document {
         if document.text != text {
-            write_atomically(file, &document.text).with_context(|| {
+            write_atomically(file, document.text.as_bytes(), 0o644).with_context(|| {
                 format!("the check-in is saved, but {} could not be rewritten; take a fresh checkout", file.display())
             })?;
         }
@@ -50,30 +51,10 @@ fn check_in_file(ctx: &Context, file: &Path, text: &str, resolutions: &Resolutio
     Ok(outcome)
 }
 
-/// Replace `file` in one step, so a crash leaves the old or the new text, never half.
-fn write_atomically(file: &Path, text: &str) -> std::io::Result<()> {
-    let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("checkout");
-    let temp = file.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&temp, text)?;
-    std::fs::rename(&temp, file).inspect_err(|_| {
-        let _ = std::fs::remove_file(&temp);
-    })
-}
-
-fn describe(change: &Change, id: i64) -> String {
-    match change {
-        Change::Create { .. } => format!("created #{id}"),
-        Change::Supersede { id: old, .. } => format!("#{old} superseded by #{id}"),
-        Change::Revoke { reason, .. } => format!("revoked #{id} ({reason})"),
-        Change::FlagStale { reason, .. } => format!("flagged #{id} stale ({reason})"),
-        Change::Reinstate { .. } => format!("reinstated #{id}"),
-    }
-}
-
 /// Print what happened and what is left, with lines in the file as it is now.
 fn report(ctx: &Context, file: &Path, outcome: &CheckinOutcome) -> ExitCode {
     let plan = &outcome.plan;
-    let applied: Vec<String> = plan.changes.iter().zip(&outcome.applied).map(|(c, id)| describe(c, *id)).collect();
+    let applied: Vec<String> = plan.changes.iter().zip(&outcome.applied).map(|(c, id)| c.describe(*id)).collect();
     let (problems, conflicts): (Vec<(usize, String)>, Vec<(i64, usize)>) = match &outcome.document {
         Some(document) => (
             document.diagnostics.iter().map(|d| (d.line, d.message.clone())).collect(),

@@ -1,0 +1,56 @@
+//! Server settings, from `initializationOptions` and
+//! `workspace/didChangeConfiguration`: `storePath`, `modelDir`,
+//! `debounceMs`. Either bare or under a `mnemo` key (as editors send their
+//! configuration sections). Unknown keys are ignored; a wrong type is an
+//! error that names the key.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+/// The settings a client may send; `None` leaves the current value.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Settings {
+    /// The store file (default: what `mnemo lsp` was started with).
+    pub store_path: Option<PathBuf>,
+    /// The model directory (default: `MNEMO_MODEL_DIR`, the workspace config, the installed model).
+    pub model_dir: Option<PathBuf>,
+    /// How long typing in a checkout pauses before its check-in preview runs.
+    pub debounce_ms: Option<u64>,
+}
+
+/// The names, for documentation and for the editor clients' tests.
+pub const SETTING_NAMES: [&str; 3] = ["storePath", "modelDir", "debounceMs"];
+
+impl Settings {
+    pub fn from_value(value: Option<&Value>) -> Result<Settings, String> {
+        let Some(value) = value.filter(|v| !v.is_null()) else { return Ok(Settings::default()) };
+        let section = value.get("mnemo").unwrap_or(value);
+        serde_json::from_value(section.clone()).map_err(|e| format!("mnemo settings: {e}"))
+    }
+
+    pub fn debounce(&self) -> Option<Duration> {
+        self.debounce_ms.map(|ms| Duration::from_millis(ms.min(10_000)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn settings_come_bare_or_under_mnemo_and_a_wrong_type_names_the_key() {
+        let bare = Settings::from_value(Some(&json!({ "storePath": "/s.db", "debounceMs": 40 }))).unwrap();
+        assert_eq!(bare.store_path, Some(PathBuf::from("/s.db")));
+        assert_eq!(bare.debounce(), Some(Duration::from_millis(40)));
+        let nested = Settings::from_value(Some(&json!({ "mnemo": { "modelDir": "/m" }, "other": 1 }))).unwrap();
+        assert_eq!(nested.model_dir, Some(PathBuf::from("/m")));
+        assert_eq!(Settings::from_value(None).unwrap(), Settings::default());
+        let wrong = Settings::from_value(Some(&json!({ "debounceMs": "soon" }))).unwrap_err();
+        assert!(wrong.contains("debounceMs") || wrong.contains("invalid type"), "{wrong}");
+    }
+}

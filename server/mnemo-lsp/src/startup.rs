@@ -1,0 +1,108 @@
+//! What the server sets up once the client has spoken: the settings
+//! (`initializationOptions`, `workspace/didChangeConfiguration`), the store
+//! watch, and the model — loaded after `initialized` with work-done progress
+//! (it may embed notes written without a model), and announced once with
+//! `window/showMessage` when recall can only run lexical-only.
+
+use std::sync::atomic::Ordering;
+
+use serde_json::Value;
+use tower_lsp_server::ls_types::{MessageType, NumberOrString};
+
+use crate::Ranking;
+use crate::server::Backend;
+use crate::settings::Settings;
+
+/// What applying settings changed.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Changed {
+    store: bool,
+    model: bool,
+}
+
+impl Backend {
+    /// Apply settings sent by the client; an error names what was wrong.
+    pub(crate) fn apply_settings(&self, value: Option<&Value>) -> Result<Changed, String> {
+        let settings = Settings::from_value(value)?;
+        let mut changed = Changed::default();
+        if let Some(pause) = settings.debounce() {
+            *self.pause.lock().unwrap_or_else(|e| e.into_inner()) = pause;
+        }
+        if let Some(path) = settings.store_path {
+            let mut current = self.store_path.write().unwrap_or_else(|e| e.into_inner());
+            changed.store = *current != path;
+            *current = path;
+        }
+        if let Some(dir) = settings.model_dir {
+            let mut current = self.model_dir.write().unwrap_or_else(|e| e.into_inner());
+            changed.model = current.as_ref() != Some(&dir);
+            *current = Some(dir);
+        }
+        Ok(changed)
+    }
+
+    /// `workspace/didChangeConfiguration`: apply, then restart what depends on it.
+    pub(crate) async fn change_settings(&self, value: Value) {
+        match self.apply_settings(Some(&value)) {
+            Err(problem) => self.client.show_message(MessageType::ERROR, problem).await,
+            Ok(changed) => {
+                if changed.store {
+                    self.start_watch();
+                }
+                if changed.store || changed.model {
+                    *self.ranking.lock().await = None;
+                    self.load_ranking().await;
+                }
+            }
+        }
+    }
+
+    /// The ranking, loaded on first need. Says once when it is lexical-only.
+    pub(crate) async fn load_ranking(&self) -> Ranking {
+        let mut slot = self.ranking.lock().await;
+        if let Some(ranking) = slot.as_ref() {
+            return ranking.clone();
+        }
+        let store = self.store_path.read().unwrap_or_else(|e| e.into_inner()).clone();
+        let model = self.model_dir.read().unwrap_or_else(|e| e.into_inner()).clone();
+        let loader = self.config.load_ranking.clone();
+        let progress = match self.progress.load(Ordering::Relaxed) {
+            true => {
+                let token = NumberOrString::String("mnemo/loadModel".into());
+                // A client that never answers must not stall the model.
+                let created = tokio::time::timeout(
+                    std::time::Duration::from_secs(2),
+                    self.client.create_work_done_progress(token.clone()),
+                )
+                .await;
+                match created {
+                    Ok(Ok(())) => Some(
+                        self.client
+                            .progress(token, "mnemo: loading the model")
+                            .with_message("embedding notes written without a model")
+                            .begin()
+                            .await,
+                    ),
+                    _ => None,
+                }
+            }
+            false => None,
+        };
+        let ranking = tokio::task::spawn_blocking(move || loader(&store, model.as_deref())).await.unwrap_or_else(|e| {
+            Ranking { embed: None, lexical_reason: Some(format!("loading the model failed: {e}")) }
+        });
+        if let Some(progress) = progress {
+            progress
+                .finish_with_message(if ranking.embed.is_some() { "hybrid recall" } else { "lexical-only recall" })
+                .await;
+        }
+        if ranking.embed.is_none() {
+            let reason = ranking.lexical_reason.as_deref().unwrap_or("no model is loaded");
+            let message =
+                format!("mnemo: recall runs lexical-only ({reason}); run scripts/install-model or set modelDir");
+            self.client.show_message(MessageType::WARNING, message).await;
+        }
+        *slot = Some(ranking.clone());
+        ranking
+    }
+}
