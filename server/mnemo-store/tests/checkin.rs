@@ -1,0 +1,97 @@
+//! Check-in against a real store: random edit scripts never panic, checking
+//! the same text in twice changes nothing the second time, and after a clean
+//! check-in the live notes are exactly the active entries the edit shows.
+
+use mnemo_core::checkin::Resolutions;
+use mnemo_core::memory_md::parse_checkout;
+use mnemo_core::{Actor, EventData, EventKind, Kind, NewNote, Priority, Provenance, Status, Timestamp};
+use mnemo_store::workspace::Workspace;
+use mnemo_store::{Scope, Store};
+use proptest::prelude::*;
+
+fn note(kind: Kind, priority: Priority, title: String, body: &str) -> NewNote {
+    NewNote { kind, priority, title, body: body.into(), provenance: Provenance::Agent, quote: None, anchors: vec![] }
+}
+
+/// Apply `ops` to a checkout the way a person might: delete, revoke, flag,
+/// retitle, add, break, duplicate.
+fn edit_script(text: &str, ops: &[(u8, usize)]) -> String {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    for &(op, at) in ops {
+        let entries: Vec<usize> = (0..lines.len()).filter(|&i| lines[i].starts_with("- [#")).collect();
+        if entries.is_empty() {
+            break;
+        }
+        let i = entries[at % entries.len()];
+        match op % 12 {
+            0 | 1 => {
+                // The whole entry, body included.
+                let end = (i + 1..lines.len()).find(|&j| lines[j].starts_with("- ") || lines[j].starts_with("## "));
+                lines.drain(i..end.unwrap_or(lines.len()));
+                lines.insert(i, String::new());
+            }
+            2 | 3 => lines[i] = lines[i].replacen(" · medium · ", " · medium · REVOKED (not true) · ", 1),
+            4 | 5 => lines[i].push_str(" (edited)"),
+            6 | 7 => lines[i] = lines[i].replacen(" · low · ", " · low · STALE (doubtful) · ", 1),
+            8 => lines.insert(i, "- high · Typed by a person\n".into()),
+            9 => lines[i] = lines[i].replacen(" · high · ", " · low · ", 1),
+            10 => lines.insert(i + 1, "garbage without indentation".into()),
+            _ => {
+                let copy = lines[i].clone();
+                lines.insert(i, copy);
+            }
+        }
+    }
+    lines.join("\n") + "\n"
+}
+
+const KINDS: [Kind; 4] = [Kind::Directive, Kind::Gotcha, Kind::Finding, Kind::Task];
+const PRIORITIES: [Priority; 3] = [Priority::High, Priority::Medium, Priority::Low];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn random_edits_check_in_once_and_the_live_notes_match_the_edit(
+        notes in proptest::collection::vec((0usize..4, 0usize..3, any::<bool>(), any::<bool>()), 1..10),
+        ops in proptest::collection::vec((any::<u8>(), any::<usize>()), 0..6),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("project");
+        std::fs::create_dir_all(&root).unwrap();
+        let workspace = Workspace::resolve(Some(root.to_str().unwrap()), &root).unwrap();
+        let mut store = Store::open(&dir.path().join("memory.db")).unwrap();
+        let scope = Scope::Workspace(workspace.id.clone());
+        store.write(|w| {
+            for (n, &(kind, priority, body, revoked)) in notes.iter().enumerate() {
+                let body = if body { "Why it matters.\n\nAnd how." } else { "" };
+                let new = note(KINDS[kind], PRIORITIES[priority], format!("Note {n} about the cache"), body);
+                let id = w.create(&workspace.id, new, Actor::Agent, Timestamp(86_400 * 200))?;
+                if revoked {
+                    let event = EventData { kind: EventKind::Revoked, actor: Actor::Agent, at: Timestamp(86_400 * 201), reason: Some("wrong".into()) };
+                    w.append(&scope, id, event)?;
+                }
+            }
+            Ok(())
+        }).unwrap();
+        let checkout = store.checkout(&workspace).unwrap();
+        let typed = edit_script(&checkout.text, &ops);
+        let now = Timestamp(86_400 * 210);
+
+        let first = store.checkin(&workspace, &typed, &Resolutions::default(), now).unwrap();
+        let again = store.checkin(&workspace, &typed, &Resolutions::default(), now).unwrap();
+        prop_assert!(again.applied.is_empty(), "the same text twice: {:?}", again.plan.changes);
+        let document = first.document.clone().expect("a checkout with its header re-renders");
+        let rechecked = store.checkin(&workspace, &document.text, &Resolutions::default(), now).unwrap();
+        prop_assert!(rechecked.applied.is_empty(), "the new text: {:?}", rechecked.plan.changes);
+        prop_assert_eq!(&rechecked.document.unwrap().diagnostics, &document.diagnostics);
+
+        if document.diagnostics.is_empty() {
+            let live = store.notes(&scope).unwrap().iter().filter(|v| v.state.status == Status::Active).count();
+            let shown = |text: &str| parse_checkout(text).entries.iter().filter(|e| e.entry.marker.is_none()).count();
+            prop_assert_eq!(live, shown(&typed), "typed:\n{}", typed);
+            prop_assert_eq!(live, shown(&document.text));
+        }
+        prop_assert!(store.verify().unwrap().is_clean());
+    }
+}
