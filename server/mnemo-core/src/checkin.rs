@@ -280,7 +280,8 @@ fn judge(
     current: &HashMap<NoteId, &Entry>,
 ) {
     let now = current.get(&id).copied();
-    let person_changed = mine.is_none_or(|m| differs(m, before));
+    // Most entries are untouched: equal as parsed means equal (no normalising needed).
+    let person_changed = mine.is_none_or(|m| m != before && differs(m, before));
     if !person_changed {
         return;
     }

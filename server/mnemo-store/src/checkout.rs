@@ -183,6 +183,21 @@ impl Store {
         base_text: &str,
     ) -> Result<CheckedIn, StoreError> {
         let rendered = render_workspace(self, workspace, DocumentKind::Checkout)?;
+        let clean =
+            outcome.plan.diagnostics.is_empty() && outcome.plan.conflicts.is_empty() && outcome.refused.is_empty();
+        if clean {
+            // Everything was applied: the new text is the fresh rendering.
+            self.conn.execute(
+                "INSERT OR REPLACE INTO checkouts (workspace, epoch, text) VALUES (?1, ?2, ?3)",
+                rusqlite::params![workspace.id, rendered.epoch, rendered.text],
+            )?;
+            return Ok(CheckedIn {
+                text: rendered.text,
+                epoch: rendered.epoch,
+                diagnostics: vec![],
+                conflicts: vec![],
+            });
+        }
         let carried = carry_over(text, edited, &outcome.plan, &outcome.refused, &rendered.text, base_text);
         self.conn.execute(
             "INSERT OR REPLACE INTO checkouts (workspace, epoch, text) VALUES (?1, ?2, ?3)",

@@ -1,0 +1,82 @@
+//! Benchmark: check in 1, 100 and 1,000 changed entries of a checkout of a
+//! 10k-note workspace (the generated corpus): the preview (parse + plan, what
+//! the language server runs while a person types) and the whole check-in
+//! (plan, apply in one transaction, re-render, carry over). Median of three
+//! fresh stores per row; run with `cargo bench -p mnemo-store --bench checkin`
+//! (pass a corpus size to override 10000).
+
+use std::time::{Duration, Instant};
+
+mod common;
+
+use common::corpus;
+use mnemo_core::checkin::Resolutions;
+use mnemo_core::{Actor, Timestamp};
+use mnemo_store::Store;
+use mnemo_store::import_jsonl::import;
+use mnemo_store::workspace::Workspace;
+
+/// Retitle the first `count` active entries (each a supersession: two events and a new note).
+fn edit(text: &str, count: usize) -> String {
+    let mut left = count;
+    let lines: Vec<String> = text
+        .lines()
+        .map(|line| {
+            let active = line.starts_with("- [#")
+                && !["REVOKED", "STALE", "SUPERSEDED", "EXPIRED"].iter().any(|m| line.contains(m));
+            if active && left > 0 {
+                left -= 1;
+                format!("{line} (edited)")
+            } else {
+                line.to_string()
+            }
+        })
+        .collect();
+    assert_eq!(left, 0, "the corpus has enough active entries");
+    lines.join("\n") + "\n"
+}
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn main() {
+    let size: usize = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(10_000);
+    let text = corpus(size);
+    let workspace = Workspace { id: "bench".into(), root: None };
+    println!(
+        "| notes | changed entries | preview (parse + plan) | check-in (plan, apply, re-render) | events appended |"
+    );
+    println!("|---:|---:|---:|---:|---:|");
+    for changed in [1, 100, 1_000] {
+        let mut previews = Vec::new();
+        let mut checkins = Vec::new();
+        let mut events = 0;
+        for _ in 0..3 {
+            let dir = tempfile::tempdir().unwrap();
+            let mut store = Store::open(&dir.path().join("memory.db")).unwrap();
+            import(&mut store, text.as_bytes(), Actor::Agent, Timestamp(1_800_000_000)).unwrap();
+            let checkout = store.checkout(&workspace).unwrap();
+            let edited = edit(&checkout.text, changed);
+            let started = Instant::now();
+            let plan = store.preview_checkin(&workspace, &edited).unwrap();
+            previews.push(started.elapsed());
+            assert_eq!(plan.changes.len(), changed);
+            let before = store.stats(&mnemo_store::Scope::All).unwrap().events;
+            let started = Instant::now();
+            let outcome =
+                store.checkin(&workspace, &edited, &Resolutions::default(), Timestamp(1_800_000_100)).unwrap();
+            checkins.push(started.elapsed());
+            assert_eq!(outcome.applied.len(), changed);
+            assert!(outcome.document.unwrap().diagnostics.is_empty());
+            events = store.stats(&mnemo_store::Scope::All).unwrap().events - before;
+        }
+        println!(
+            "| {size} | {changed} | {:.1} ms | {:.1} ms | {} |",
+            median(previews).as_secs_f64() * 1e3,
+            median(checkins).as_secs_f64() * 1e3,
+            events,
+        );
+    }
+}
