@@ -6,6 +6,7 @@ mod cli_errors;
 mod cli_lifecycle;
 mod cli_reads;
 mod concurrency;
+mod drift;
 mod lsp;
 mod mirror;
 mod recall;

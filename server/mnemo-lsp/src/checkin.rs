@@ -16,7 +16,7 @@ use crate::diagnostics::checkout_problem;
 use crate::documents::DocumentKind;
 use crate::ext::{CheckinParams, CheckinResult, ConflictInfo};
 use crate::refresh::{MemoryDidChange, MemoryDidChangeParams};
-use crate::server::{Backend, internal, now, refresh_mirror};
+use crate::server::{Backend, internal, refresh_mirror};
 
 fn invalid(message: String) -> Error {
     Error { code: ErrorCode::InvalidParams, message: message.into(), data: None }
@@ -56,7 +56,7 @@ impl Backend {
     async fn check_in(&self, text: String, resolutions: Resolutions) -> Result<CheckinOutcome> {
         let workspace = self.workspace();
         let _writer = self.writer.lock().await;
-        let now = now();
+        let now = self.now();
         let (outcome, problem) = self
             .with_store(move |store| {
                 let outcome = store.checkin(&workspace, &text, &resolutions, now)?;

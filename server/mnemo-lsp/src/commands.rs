@@ -11,7 +11,7 @@ use tower_lsp_server::ls_types::{MessageType, Position, Range, ShowDocumentParam
 use crate::actions::CommandRequest;
 use crate::ext::checkout_uri;
 use crate::hover::markdown;
-use crate::server::{Backend, now, refresh_mirror};
+use crate::server::{Backend, refresh_mirror};
 use crate::symbols::entry_line;
 
 fn invalid(message: String) -> Error {
@@ -34,7 +34,7 @@ impl Backend {
         let workspace = self.workspace();
         let _writer = self.writer.lock().await;
         let scope = Scope::Workspace(workspace.id.clone());
-        let now = now();
+        let now = self.now();
         let (state, problem) = self
             .with_store(move |store| {
                 let state =
@@ -73,7 +73,7 @@ impl Backend {
 
     async fn history_of(&self, id: NoteId) -> Result<Value> {
         let scope = Scope::Workspace(self.workspace().id);
-        let now = now();
+        let now = self.now();
         let text = self
             .with_store(move |store| {
                 let view = store.note(&scope, id)?;

@@ -43,6 +43,18 @@ pub struct Ranking {
 /// directory. Blocking: it loads the model and embeds notes written without one.
 pub type RankingLoader = Arc<dyn Fn(&Path, Option<&Path>) -> Ranking + Send + Sync>;
 
+/// The server's clock (the binary pins it with `MNEMO_NOW` for tests).
+pub type Clock = Arc<dyn Fn() -> mnemo_core::Timestamp + Send + Sync>;
+
+/// The system clock.
+pub fn system_clock() -> Clock {
+    Arc::new(|| {
+        mnemo_core::Timestamp(
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64),
+        )
+    })
+}
+
 /// What the binary hands the server.
 #[derive(Clone)]
 pub struct ServerConfig {
@@ -51,7 +63,10 @@ pub struct ServerConfig {
     /// Used when the client names no workspace folder.
     pub workspace: Workspace,
     pub load_ranking: RankingLoader,
+    pub clock: Clock,
 }
+
+pub use server::serve;
 
 /// Serve LSP over stdin/stdout until the client says exit or closes stdin.
 pub fn run_stdio(config: ServerConfig) -> std::io::Result<()> {

@@ -153,6 +153,10 @@ impl Backend {
         reference_at(&doc.text.line(line).to_string(), position.position.character)
     }
 
+    pub(crate) fn now(&self) -> mnemo_core::Timestamp {
+        (self.config.clock)()
+    }
+
     pub(crate) fn workspace(&self) -> Workspace {
         self.workspace.get().cloned().unwrap_or_else(|| self.config.workspace.clone())
     }
@@ -188,12 +192,6 @@ impl Backend {
             .insert(uri.clone(), (document.epoch, document.text.clone()));
         Ok(CheckoutResult { text: document.text, epoch: document.epoch, uri })
     }
-}
-
-pub(crate) fn now() -> mnemo_core::Timestamp {
-    mnemo_core::Timestamp(
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64),
-    )
 }
 
 /// Re-render the workspace's mirror after a write when it is enabled; a
@@ -407,7 +405,7 @@ impl LanguageServer for Backend {
         }
         let scope = Scope::Workspace(self.workspace().id);
         let views = self.with_store(move |store| store.notes(&scope)).await?;
-        Ok(Some(inlay_hints(&doc.text.to_string(), &views, now())))
+        Ok(Some(inlay_hints(&doc.text.to_string(), &views, self.now())))
     }
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
@@ -447,7 +445,7 @@ impl LanguageServer for Backend {
         let position = params.text_document_position_params;
         let Some(id) = self.reference(&position).await else { return Ok(None) };
         let scope = Scope::Workspace(self.workspace().id);
-        let now = now();
+        let now = self.now();
         let found = self
             .with_store(move |store| match store.note(&scope, id) {
                 Ok(view) => Ok(Some((store.history(&scope, id)?, view))),

@@ -96,7 +96,7 @@ pub fn capture(root: &Path, spec: &str) -> Result<Anchor, AnchorError> {
     Ok(Anchor { path: relative, start_line: start, end_line: end, content_sha256: Some(hash) })
 }
 
-fn lines(content: &[u8]) -> impl Iterator<Item = &[u8]> {
+pub(crate) fn lines(content: &[u8]) -> impl Iterator<Item = &[u8]> {
     let content = content.strip_suffix(b"\n").unwrap_or(content);
     content.split(|b| *b == b'\n').filter(move |_| !content.is_empty())
 }

@@ -10,6 +10,7 @@ pub mod anchor;
 pub mod checkout;
 pub mod config;
 pub mod document;
+pub mod drift;
 mod error;
 pub mod import_jsonl;
 mod lexical;

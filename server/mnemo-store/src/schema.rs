@@ -119,6 +119,20 @@ CREATE TABLE checkouts (
     PRIMARY KEY (workspace, epoch)
 );
 "#,
+    r#"
+-- Every anchor drift already acted on: (note, file, what the file showed).
+-- The stale flag a drift causes is appended only when its row is new, in
+-- the same transaction, so the same drift never flags a note twice — across
+-- processes and restarts — and a note reinstated after a drift stays fresh
+-- until the text changes again.
+CREATE TABLE drift_observations (
+    note_id      INTEGER NOT NULL REFERENCES notes (id),
+    path         TEXT    NOT NULL,
+    observation  TEXT    NOT NULL,
+    observed_at  INTEGER NOT NULL,
+    PRIMARY KEY (note_id, path, observation)
+);
+"#,
 ];
 
 /// The schema version this build writes and understands.

@@ -168,11 +168,28 @@ impl<'s> Writer<'s> {
         self.tx.execute("INSERT INTO forget_permit (note_id) VALUES (?1)", [id])?;
         self.tx.execute("DELETE FROM note_state WHERE note_id = ?1", [id])?;
         self.tx.execute("DELETE FROM anchors WHERE note_id = ?1", [id])?;
+        self.tx.execute("DELETE FROM drift_observations WHERE note_id = ?1", [id])?;
         self.tx.execute("DELETE FROM events WHERE note_id = ?1", [id])?;
         self.tx.execute("DELETE FROM notes WHERE id = ?1", [id])?;
         self.tx.execute("DELETE FROM forget_permit WHERE note_id = ?1", [id])?;
         self.wrote = true;
         Ok(())
+    }
+
+    /// Record that `note`'s anchor into `path` showed `observation`; true when
+    /// it is new (and the caller may flag the note), false when seen before.
+    pub fn observe_drift(
+        &mut self,
+        note: NoteId,
+        path: &str,
+        observation: &str,
+        at: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let inserted = self.tx.execute(
+            "INSERT OR IGNORE INTO drift_observations (note_id, path, observation, observed_at) VALUES (?1, ?2, ?3, ?4)",
+            rusqlite::params![note, path, observation, at.0],
+        )?;
+        Ok(inserted == 1)
     }
 
     /// Append `expired` (actor system) to every live note of `workspace` whose

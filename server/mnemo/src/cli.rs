@@ -70,6 +70,8 @@ pub enum Command {
     Checkin(Checkin),
     /// Edit the memory in $VISUAL/$EDITOR: checkout, edit, check in
     Edit,
+    /// Check every anchor of the workspace's notes against its file; flag notes whose text drifted
+    Check,
     /// Speak the Language Server Protocol over stdio (for VS Code, Neovim, …)
     Lsp,
     /// Store maintenance

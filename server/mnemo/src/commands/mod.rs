@@ -1,5 +1,6 @@
 //! One module per group of subcommands; `run` dispatches.
 
+mod check;
 mod checkin;
 mod eval;
 mod export;
@@ -39,6 +40,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Checkout(args) => export::checkout(&ctx, args),
         Command::Checkin(args) => checkin::checkin(&ctx, args),
         Command::Edit => checkin::edit(&ctx),
+        Command::Check => check::run(&ctx),
         Command::Lsp => lsp::run(&ctx),
         Command::Store(command) => store::run(&ctx, command),
         Command::Import(command) => import::run(&ctx, command),

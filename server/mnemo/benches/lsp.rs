@@ -1,0 +1,230 @@
+//! Benchmark: the language server on generated stores of 10k and 100k notes
+//! (release binary over stdio, the real model): time from `initialize` to the
+//! first diagnostics of the open mirror, hover p50/p95 over entry ids,
+//! workspace-symbol (hybrid recall) p50/p95, and the server's RSS. Stores are
+//! built once (import with embedding) under `target/bench-stores/` and reused.
+//! Run with `cargo bench -p mnemo --bench lsp` (pass sizes to override).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+#[path = "../../mnemo-store/benches/common/mod.rs"]
+mod common;
+
+const WORDS: [&str; 10] = [
+    "cache eviction",
+    "tls proxy",
+    "daemon restart",
+    "index reload",
+    "timeout metrics",
+    "purge header",
+    "upstream lock",
+    "segment config",
+    "restart lock",
+    "proxy timeout",
+];
+
+struct Server {
+    child: Child,
+    stdin: ChildStdin,
+    messages: mpsc::Receiver<Value>,
+    next_id: i64,
+}
+
+impl Server {
+    fn start(root: &Path, store: &Path, model: &Path) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mnemo"))
+            .arg("lsp")
+            .current_dir(root)
+            .env("MNEMO_STORE", store)
+            .env("MNEMO_MODEL_DIR", model)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let (sender, messages) = mpsc::channel();
+        std::thread::spawn(move || {
+            loop {
+                let mut length = 0usize;
+                loop {
+                    let mut header = String::new();
+                    if stdout.read_line(&mut header).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let header = header.trim_end();
+                    if header.is_empty() {
+                        break;
+                    }
+                    if let Some(value) = header.strip_prefix("Content-Length: ") {
+                        length = value.parse().unwrap();
+                    }
+                }
+                let mut body = vec![0; length];
+                if stdout.read_exact(&mut body).is_err() || sender.send(serde_json::from_slice(&body).unwrap()).is_err()
+                {
+                    return;
+                }
+            }
+        });
+        Server { child, stdin, messages, next_id: 1 }
+    }
+
+    fn send(&mut self, message: &Value) {
+        let body = message.to_string();
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(&json!({ "jsonrpc": "2.0", "method": method, "params": params }));
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
+        self.wait(|m| m["id"] == id)
+    }
+
+    fn wait(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
+        loop {
+            let message = self.messages.recv_timeout(Duration::from_secs(600)).expect("the server answers");
+            if wanted(&message) {
+                return message;
+            }
+        }
+    }
+
+    /// Resident and peak resident memory, in MB.
+    fn memory(&self) -> (f64, f64) {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();
+        let field = |name: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(name))
+                .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
+                .map_or(0.0, |kb| kb / 1024.0)
+        };
+        (field("VmRSS:"), field("VmHWM:"))
+    }
+}
+
+fn percentile(times: &mut [Duration], p: f64) -> f64 {
+    times.sort();
+    times[((times.len() - 1) as f64 * p).round() as usize].as_secs_f64() * 1e3
+}
+
+fn installed_model() -> PathBuf {
+    let home = std::env::var("HOME").unwrap();
+    let dir = std::env::var("MNEMO_MODEL_DIR")
+        .map(PathBuf::from)
+        .unwrap_or(PathBuf::from(home).join(".local/share/mnemo/model"));
+    assert!(dir.join("model.onnx").is_file(), "no model at {}: run scripts/install-model", dir.display());
+    dir
+}
+
+/// A workspace with `count` notes (embedded) and its mirror, built once.
+fn store(count: usize, model: &Path) -> (PathBuf, PathBuf) {
+    let stores = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/bench-stores");
+    std::fs::create_dir_all(&stores).unwrap();
+    let base = stores.canonicalize().unwrap().join(count.to_string());
+    let root = base.join("workspace");
+    let store = base.join("memory.db");
+    if !base.join("ready").exists() {
+        let _ = std::fs::remove_dir_all(&base);
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        let corpus =
+            common::corpus(count).replace(r#""workspace": "bench""#, &format!(r#""workspace": "{}""#, root.display()));
+        let file = base.join("corpus.jsonl");
+        std::fs::write(&file, corpus).unwrap();
+        let run = |args: &[&str]| {
+            let out = Command::new(env!("CARGO_BIN_EXE_mnemo"))
+                .args(args)
+                .current_dir(&root)
+                .env("MNEMO_STORE", &store)
+                .env("MNEMO_MODEL_DIR", model)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        };
+        eprintln!("building the {count}-note store (import with embedding)...");
+        run(&["import", "jsonl", file.to_str().unwrap()]);
+        run(&["export"]);
+        let mirror = std::fs::read_to_string(root.join("MEMORY.md")).unwrap();
+        assert!(mirror.lines().filter(|l| l.starts_with("- [#")).count() == count, "the mirror shows every note");
+        std::fs::write(base.join("ready"), "").unwrap();
+    }
+    (root.canonicalize().unwrap(), store)
+}
+
+fn main() {
+    let sizes: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let sizes = if sizes.is_empty() { vec![10_000, 100_000] } else { sizes };
+    let model = installed_model();
+    println!(
+        "| notes | initialize → first diagnostics | hover p50 | hover p95 | workspace symbol p50 | workspace symbol p95 | RSS | peak RSS |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for count in sizes {
+        let (root, store_path) = store(count, &model);
+        let mirror = root.join("MEMORY.md");
+        let text = std::fs::read_to_string(&mirror).unwrap();
+        let mut server = Server::start(&root, &store_path, &model);
+        let started = Instant::now();
+        server.request(
+            "initialize",
+            json!({ "processId": null, "rootUri": format!("file://{}", root.display()), "capabilities": {} }),
+        );
+        server.notify("initialized", json!({}));
+        let mirror_uri = format!("file://{}", mirror.display());
+        server.notify(
+            "textDocument/didOpen",
+            json!({ "textDocument": { "uri": mirror_uri, "languageId": "markdown", "version": 1, "text": text } }),
+        );
+        server.wait(|m| m["method"] == "textDocument/publishDiagnostics");
+        let first_diagnostics = started.elapsed();
+
+        let entry_lines: Vec<usize> =
+            text.lines().enumerate().filter(|(_, l)| l.starts_with("- [#")).map(|(i, _)| i).collect();
+        let mut hovers = Vec::new();
+        for i in 0..300 {
+            let line = entry_lines[(i * 7919) % entry_lines.len()];
+            let started = Instant::now();
+            let answer = server.request(
+                "textDocument/hover",
+                json!({ "textDocument": { "uri": mirror_uri }, "position": { "line": line, "character": 4 } }),
+            );
+            hovers.push(started.elapsed());
+            assert!(answer["result"]["contents"]["value"].is_string(), "{answer}");
+        }
+        // The first query waits for the model; measure warm ones.
+        server.request("workspace/symbol", json!({ "query": "warm up" }));
+        let mut symbols = Vec::new();
+        for i in 0..50 {
+            let started = Instant::now();
+            let answer = server.request("workspace/symbol", json!({ "query": WORDS[i % WORDS.len()] }));
+            symbols.push(started.elapsed());
+            assert!(answer["result"].as_array().is_some_and(|r| !r.is_empty()), "{answer}");
+        }
+        let (rss, peak) = server.memory();
+        server.request("shutdown", Value::Null);
+        server.notify("exit", Value::Null);
+        let _ = server.child.wait();
+        println!(
+            "| {count} | {:.0} ms | {:.2} ms | {:.2} ms | {:.1} ms | {:.1} ms | {rss:.0} MB | {peak:.0} MB |",
+            first_diagnostics.as_secs_f64() * 1e3,
+            percentile(&mut hovers, 0.5),
+            percentile(&mut hovers, 0.95),
+            percentile(&mut symbols, 0.5),
+            percentile(&mut symbols, 0.95),
+        );
+    }
+}
