@@ -21,7 +21,7 @@ use crate::ext::{CheckoutParams, CheckoutResult, checkout_uri};
 use crate::hover::{markdown, reference_at};
 use crate::outline::{document_links, document_symbols, folding_ranges, parse_document};
 use crate::refresh::{self, Checkouts, Refresher};
-use crate::symbols::{container, entry_line, entry_location, hidden_summary};
+use crate::symbols::{container, entry_line, entry_lines, entry_location, hidden_summary};
 use crate::to_proto::char_index;
 use crate::{Ranking, ServerConfig};
 use mnemo_core::recall::{Ranked, RankingMode, RecallAnswer, RecallRequest};
@@ -51,7 +51,7 @@ pub(crate) struct Backend {
     /// The client's `modelDir` setting.
     pub(crate) model_dir: RwLock<Option<PathBuf>>,
     /// Loaded on first need (or after `initialized`); reset when a setting changes it.
-    pub(crate) ranking: tokio::sync::Mutex<Option<Ranking>>,
+    pub(crate) ranking: Arc<tokio::sync::Mutex<Option<Ranking>>>,
     /// Keeps the store watch alive (other processes' writes refresh open documents).
     pub(crate) watch: std::sync::Mutex<Option<mnemo_store::store_watch::StoreWatcher>>,
     pub(crate) documents: UnboundedSender<DocumentEvent>,
@@ -106,7 +106,7 @@ impl Backend {
             checkouts: Arc::default(),
             store_path,
             model_dir: RwLock::new(None),
-            ranking: tokio::sync::Mutex::new(None),
+            ranking: Arc::default(),
             watch: std::sync::Mutex::new(None),
             documents,
             snapshot,
@@ -275,7 +275,7 @@ impl LanguageServer for Backend {
         if let Some(problem) = problem {
             self.client.show_message(MessageType::ERROR, problem).await;
         }
-        self.load_ranking().await;
+        self.preload_ranking();
     }
 
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
@@ -326,7 +326,7 @@ impl LanguageServer for Backend {
         let workspace = self.workspace();
         let Some(root) = workspace.root.clone() else { return Ok(None) };
         let mirror = root.join("MEMORY.md");
-        let mirror_text = std::fs::read_to_string(&mirror).ok();
+        let lines = std::fs::read_to_string(&mirror).map(|t| entry_lines(&t)).unwrap_or_default();
         let query = params.query.trim().to_string();
         let Ranking { embed, lexical_reason } = self.load_ranking().await;
         let vector = match (&embed, query.is_empty()) {
@@ -364,6 +364,9 @@ impl LanguageServer for Backend {
             })
             .await?;
         let summary = hidden_summary(&answer, &ranking);
+        // Said even when nothing is returned, so an empty answer is never silent.
+        let said = format!("mnemo recall '{}': {} results; {summary}", params.query.trim(), notes.len());
+        self.client.log_message(MessageType::INFO, said).await;
         #[allow(deprecated)]
         let symbols = notes
             .iter()
@@ -373,7 +376,7 @@ impl LanguageServer for Backend {
                     kind: SymbolKind::KEY,
                     tags: None,
                     deprecated: None,
-                    location: entry_location(&mirror, mirror_text.as_deref(), view.note.id)?,
+                    location: entry_location(&mirror, &lines, view.note.id)?,
                     container_name: Some(container(view.note.content.kind, &summary)),
                 })
             })
@@ -438,7 +441,7 @@ impl LanguageServer for Backend {
         if entry_line(&text, id).is_none() {
             return Ok(None);
         }
-        Ok(entry_location(&mirror, Some(&text), id).map(GotoDefinitionResponse::Scalar))
+        Ok(entry_location(&mirror, &entry_lines(&text), id).map(GotoDefinitionResponse::Scalar))
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {

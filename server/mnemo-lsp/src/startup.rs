@@ -51,22 +51,54 @@ impl Backend {
                 }
                 if changed.store || changed.model {
                     *self.ranking.lock().await = None;
-                    self.load_ranking().await;
+                    self.preload_ranking();
                 }
             }
         }
     }
 
-    /// The ranking, loaded on first need. Says once when it is lexical-only.
+    /// The ranking, loaded on first need (waits for a load in progress).
     pub(crate) async fn load_ranking(&self) -> Ranking {
-        let mut slot = self.ranking.lock().await;
+        self.ranking_loader().get().await
+    }
+
+    /// Start loading the ranking in the background, so requests and
+    /// notifications after `initialized` are not held up by the model.
+    pub(crate) fn preload_ranking(&self) {
+        let loader = self.ranking_loader();
+        tokio::spawn(async move { loader.get().await });
+    }
+
+    fn ranking_loader(&self) -> RankingSlot {
+        RankingSlot {
+            client: self.client.clone(),
+            slot: self.ranking.clone(),
+            loader: self.config.load_ranking.clone(),
+            store: self.store_path.read().unwrap_or_else(|e| e.into_inner()).clone(),
+            model: self.model_dir.read().unwrap_or_else(|e| e.into_inner()).clone(),
+            progress: self.progress.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// What loading the ranking needs, owned, so it can run on its own task.
+struct RankingSlot {
+    client: tower_lsp_server::Client,
+    slot: std::sync::Arc<tokio::sync::Mutex<Option<Ranking>>>,
+    loader: crate::RankingLoader,
+    store: std::path::PathBuf,
+    model: Option<std::path::PathBuf>,
+    progress: bool,
+}
+
+impl RankingSlot {
+    /// Load once; say once when recall can only be lexical.
+    async fn get(self) -> Ranking {
+        let mut slot = self.slot.lock().await;
         if let Some(ranking) = slot.as_ref() {
             return ranking.clone();
         }
-        let store = self.store_path.read().unwrap_or_else(|e| e.into_inner()).clone();
-        let model = self.model_dir.read().unwrap_or_else(|e| e.into_inner()).clone();
-        let loader = self.config.load_ranking.clone();
-        let progress = match self.progress.load(Ordering::Relaxed) {
+        let progress = match self.progress {
             true => {
                 let token = NumberOrString::String("mnemo/loadModel".into());
                 // A client that never answers must not stall the model.
@@ -88,6 +120,7 @@ impl Backend {
             }
             false => None,
         };
+        let (loader, store, model) = (self.loader.clone(), self.store.clone(), self.model.clone());
         let ranking = tokio::task::spawn_blocking(move || loader(&store, model.as_deref())).await.unwrap_or_else(|e| {
             Ranking { embed: None, lexical_reason: Some(format!("loading the model failed: {e}")) }
         });

@@ -16,10 +16,22 @@ pub fn entry_line(text: &str, id: NoteId) -> Option<u32> {
     text.lines().position(|l| l.starts_with(&prefix)).map(|l| l as u32)
 }
 
-/// Where note `id` is shown: its entry in the mirror at `mirror`.
-pub fn entry_location(mirror: &Path, mirror_text: Option<&str>, id: NoteId) -> Option<Location> {
+/// The line of every entry in `text`, read in one pass.
+pub fn entry_lines(text: &str) -> std::collections::HashMap<NoteId, u32> {
+    text.lines()
+        .enumerate()
+        .filter_map(|(line, l)| {
+            let digits = l.strip_prefix("- [#")?.split_once("] ")?.0;
+            Some((digits.parse().ok()?, line as u32))
+        })
+        .collect()
+}
+
+/// Where note `id` is shown: its entry in the mirror at `mirror` (`lines`
+/// from [`entry_lines`]; line 0 when the mirror does not show it yet).
+pub fn entry_location(mirror: &Path, lines: &std::collections::HashMap<NoteId, u32>, id: NoteId) -> Option<Location> {
     let uri = Uri::from_file_path(mirror)?;
-    let line = mirror_text.and_then(|t| entry_line(t, id)).unwrap_or(0);
+    let line = lines.get(&id).copied().unwrap_or(0);
     Some(Location { uri, range: Range::new(Position::new(line, 0), Position::new(line, 0)) })
 }
 
