@@ -85,3 +85,115 @@ fn check_reports_moved_drifted_and_missing_anchors_and_flags_each_drift_once() {
     assert_eq!(json["flagged"], serde_json::json!([]));
     env.ok(&["store", "verify"]);
 }
+
+/// The language server notices an anchored file changing on disk: the entry
+/// in MEMORY.md and the anchored lines in the source get their diagnostics
+/// within two seconds; code lens, hover and re-anchor work on the source.
+#[test]
+fn the_server_shows_drift_in_memory_and_source_and_re_anchors() {
+    use crate::lsp::{Client, uri};
+    use serde_json::json;
+
+    let env = Env::new();
+    let id = anchored(&env, "Release the lock before restarting", "src/lock.rs:2-3");
+    env.ok(&["export", "--enable"]);
+    let mirror = env.root.join("MEMORY.md");
+    let source = env.root.join("src/lock.rs");
+    let mut client = Client::start(&env);
+    client.request("initialize", json!({ "processId": null, "rootUri": uri(&env.root), "capabilities": {} }));
+    client.notify("initialized", json!({}));
+    for path in [&mirror, &source] {
+        let text = std::fs::read_to_string(path).unwrap();
+        client.notify(
+            "textDocument/didOpen",
+            json!({ "textDocument": { "uri": uri(path), "languageId": "text", "version": 1, "text": text } }),
+        );
+    }
+    // The first drift check finds the anchor fresh: a lens, no diagnostics.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let lenses = loop {
+        let lenses = client.request("textDocument/codeLens", json!({ "textDocument": { "uri": uri(&source) } }));
+        if lenses["result"].is_array() || std::time::Instant::now() > deadline {
+            break lenses;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_eq!(lenses["result"][0]["command"]["title"], format!("1 note: #{id}"), "{lenses}");
+    assert_eq!(lenses["result"][0]["range"]["start"]["line"], 1);
+
+    let text = std::fs::read_to_string(&source).unwrap().replace("line 2\n", "line 2, edited\n");
+    std::fs::write(&source, text).unwrap();
+    let edited_at = std::time::Instant::now();
+    let drift_warning = format!("#{id}: the text at src/lock.rs:2-3 changed since 2026-08-04");
+    let memory = client.wait(|m| {
+        m["method"] == "textDocument/publishDiagnostics"
+            && m["params"]["uri"] == uri(&mirror)
+            && m["params"]["diagnostics"]
+                .as_array()
+                .is_some_and(|d| d.iter().any(|d| d["message"] == drift_warning.as_str()))
+    });
+    let source_info = format!("memory #{id} describes these lines; they changed since 2026-08-04");
+    let in_source = client.wait(|m| {
+        m["method"] == "textDocument/publishDiagnostics"
+            && m["params"]["uri"] == uri(&source)
+            && m["params"]["diagnostics"]
+                .as_array()
+                .is_some_and(|d| d.iter().any(|d| d["message"] == source_info.as_str()))
+    });
+    assert!(edited_at.elapsed() < std::time::Duration::from_secs(2), "{:?}", edited_at.elapsed());
+    let warning = memory["params"]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["message"] == drift_warning.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(warning["severity"], 2);
+    assert_eq!(warning["relatedInformation"][0]["location"]["uri"], uri(&source));
+    assert_eq!(in_source["params"]["diagnostics"][0]["severity"], 3);
+    assert_eq!(in_source["params"]["diagnostics"][0]["range"]["start"]["line"], 1);
+    assert_eq!(env.json(&["show", &id.to_string()])["state"], "stale_flagged");
+
+    let hover = client.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": uri(&source) }, "position": { "line": 2, "character": 0 } }),
+    );
+    assert!(
+        hover["result"]["contents"]["value"].as_str().unwrap().contains("Release the lock before restarting"),
+        "{hover}"
+    );
+    let range = json!({ "start": { "line": 1, "character": 0 }, "end": { "line": 1, "character": 0 } });
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({ "textDocument": { "uri": uri(&source) }, "range": range, "context": { "diagnostics": [] } }),
+    );
+    let titles: Vec<&str> =
+        actions["result"].as_array().unwrap().iter().map(|a| a["title"].as_str().unwrap()).collect();
+    assert_eq!(
+        titles,
+        [
+            format!("Re-anchor #{id} to the current text (lines 2-3)"),
+            format!("Open note #{id}"),
+            format!("Revoke #{id}…")
+        ]
+    );
+    let reanchor = actions["result"][0]["command"].clone();
+    let done = client.request(
+        "workspace/executeCommand",
+        json!({ "command": reanchor["command"], "arguments": reanchor["arguments"] }),
+    );
+    let new_id = done["result"]["supersededBy"].as_i64().expect("re-anchored");
+    client.wait(|m| {
+        m["method"] == "textDocument/publishDiagnostics"
+            && m["params"]["uri"] == uri(&source)
+            && m["params"]["diagnostics"] == json!([])
+    });
+    client.finish();
+    assert_eq!(env.json(&["show", &id.to_string()])["state"], "superseded");
+    let new = env.json(&["show", &new_id.to_string()]);
+    assert_eq!(
+        (new["state"].as_str(), new["title"].as_str()),
+        (Some("active"), Some("Release the lock before restarting"))
+    );
+    assert!(env.ok(&["check"]).starts_with("1 anchors in 1 files: 1 fresh"), "the re-anchored note is fresh");
+}

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use crate::support::Env;
 
-struct Client {
+pub(crate) struct Client {
     child: Child,
     stdin: ChildStdin,
     messages: mpsc::Receiver<Value>,
@@ -19,7 +19,7 @@ struct Client {
 }
 
 impl Client {
-    fn start(env: &Env) -> Client {
+    pub(crate) fn start(env: &Env) -> Client {
         let mut child =
             env.command(&["lsp"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
         let stdin = child.stdin.take().unwrap();
@@ -57,12 +57,12 @@ impl Client {
         self.stdin.flush().unwrap();
     }
 
-    fn notify(&mut self, method: &str, params: Value) {
+    pub(crate) fn notify(&mut self, method: &str, params: Value) {
         self.send(&json!({ "jsonrpc": "2.0", "method": method, "params": params }));
     }
 
     /// Send a request and wait for its response (other messages are skipped).
-    fn request(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
         self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
@@ -84,7 +84,7 @@ impl Client {
         }
     }
 
-    fn wait(&mut self, mut wanted: impl FnMut(&Value) -> bool) -> Value {
+    pub(crate) fn wait(&mut self, mut wanted: impl FnMut(&Value) -> bool) -> Value {
         loop {
             let message = self.messages.recv_timeout(Duration::from_secs(20)).expect("the server answered within 20 s");
             if wanted(&message) {
@@ -93,7 +93,7 @@ impl Client {
         }
     }
 
-    fn finish(mut self) -> String {
+    pub(crate) fn finish(mut self) -> String {
         let shutdown = self.request("shutdown", Value::Null);
         assert_eq!(shutdown["result"], Value::Null);
         self.notify("exit", Value::Null);
@@ -107,7 +107,7 @@ impl Client {
     }
 }
 
-fn uri(path: &std::path::Path) -> String {
+pub(crate) fn uri(path: &std::path::Path) -> String {
     format!("file://{}", path.display())
 }
 

@@ -7,7 +7,7 @@ mod cli_lifecycle;
 mod cli_reads;
 mod concurrency;
 mod drift;
-mod lsp;
+pub(crate) mod lsp;
 mod mirror;
 mod recall;
 mod support;

@@ -11,7 +11,9 @@ use mnemo_core::{EventKind, NoteId, Provenance};
 use serde_json::{Value, json};
 use tower_lsp_server::ls_types::{CodeAction, CodeActionKind, CodeActionOrCommand, Command, Diagnostic, Uri};
 
-pub const COMMANDS: [&str; 10] = [
+pub const COMMANDS: [&str; 12] = [
+    "mnemo.reanchor",
+    "mnemo.openNote",
     "mnemo.revoke",
     "mnemo.flagStale",
     "mnemo.reinstate",
@@ -39,6 +41,10 @@ pub enum CommandRequest {
     Resolve { uri: String, id: NoteId, keep_mine: bool },
     /// `[{uri}]`: check an open checkout in (what saving does).
     Checkin { uri: String },
+    /// `[id, position, start, end]`: anchor `position` of the note to those lines as they read now.
+    Reanchor { id: NoteId, position: usize, lines: (u32, u32) },
+    /// `[id]`: show the note's entry in the mirror (or the checkout).
+    OpenNote { id: NoteId },
 }
 
 fn action(title: String, command: &str, arguments: Vec<Value>) -> CodeActionOrCommand {
@@ -123,6 +129,21 @@ pub fn parse_command(command: &str, arguments: &[Value]) -> Result<CommandReques
             return Ok(CommandRequest::Resolve { uri, id, keep_mine: command == "mnemo.keepMine" });
         }
         "mnemo.checkin" => return Ok(CommandRequest::Checkin { uri: uri()? }),
+        "mnemo.openNote" => return Ok(CommandRequest::OpenNote { id: id()? }),
+        "mnemo.reanchor" => {
+            let number = |index: usize| {
+                arguments
+                    .get(index)
+                    .and_then(Value::as_u64)
+                    .ok_or(format!("{command}: the arguments are [id, anchor position, start line, end line]"))
+            };
+            let (position, start, end) = (number(1)?, number(2)?, number(3)?);
+            return Ok(CommandRequest::Reanchor {
+                id: id()?,
+                position: position as usize,
+                lines: (start as u32, end as u32),
+            });
+        }
         other => return Err(format!("unknown command {other}; the commands are {}", COMMANDS.join(", "))),
     };
     let reason = text(1);

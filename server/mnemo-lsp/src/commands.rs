@@ -27,7 +27,49 @@ impl Backend {
             CommandRequest::Forget { id, confirmed } => self.forget(id, confirmed).await,
             CommandRequest::Resolve { uri, id, keep_mine } => self.resolve(uri, id, keep_mine).await,
             CommandRequest::Checkin { uri } => self.check_in_open(uri).await,
+            CommandRequest::Reanchor { id, position, lines } => self.reanchor(id, position, lines).await,
+            CommandRequest::OpenNote { id } => self.open_note(id).await,
         }
+    }
+
+    async fn reanchor(&self, id: NoteId, position: usize, lines: (u32, u32)) -> Result<Value> {
+        let workspace = self.workspace();
+        let _writer = self.writer.lock().await;
+        let now = self.now();
+        let (new_id, problem) = self
+            .with_store(move |store| {
+                let new_id = store.reanchor(&workspace, id, position, lines, now)?;
+                Ok((new_id, refresh_mirror(store, &workspace)))
+            })
+            .await?;
+        if let Some(problem) = problem {
+            self.client.show_message(MessageType::WARNING, problem).await;
+        }
+        let _ = self.drift_requests.send(());
+        Ok(json!({ "id": id, "supersededBy": new_id }))
+    }
+
+    /// Show the note's entry: in the mirror when it is on disk, else in the checkout.
+    async fn open_note(&self, id: NoteId) -> Result<Value> {
+        let workspace = self.workspace();
+        let mirror = workspace.root.as_ref().map(|r| r.join("MEMORY.md"));
+        let in_mirror = mirror.as_ref().and_then(|m| std::fs::read_to_string(m).ok()).and_then(|t| entry_line(&t, id));
+        let (uri, line) = match (in_mirror, mirror.as_ref().and_then(|m| Uri::from_file_path(m))) {
+            (Some(line), Some(uri)) => (uri, line),
+            _ => return self.open_for_editing(id).await,
+        };
+        let position = Position::new(line, 0);
+        let shown = self
+            .client
+            .show_document(ShowDocumentParams {
+                uri: uri.clone(),
+                external: Some(false),
+                take_focus: Some(true),
+                selection: Some(Range::new(position, position)),
+            })
+            .await
+            .unwrap_or(false);
+        Ok(json!({ "uri": uri.as_str(), "line": line, "shown": shown }))
     }
 
     async fn append_event(&self, id: NoteId, kind: EventKind, reason: Option<String>) -> Result<Value> {

@@ -7,7 +7,9 @@
 
 use mnemo_core::checkin::CheckinPlan;
 use mnemo_core::memory_md::{Severity, StateMarker};
-use tower_lsp_server::ls_types::{Diagnostic, DiagnosticSeverity, DiagnosticTag, NumberOrString};
+use tower_lsp_server::ls_types::{Diagnostic, DiagnosticSeverity, DiagnosticTag, NumberOrString, Uri};
+
+use crate::anchors::{DriftState, memory_diagnostics, relative_path, source_diagnostics};
 
 use crate::documents::{Document, DocumentKind};
 use crate::outline::parse_document;
@@ -15,11 +17,15 @@ use crate::to_proto::line_range;
 
 const SOURCE: &str = "mnemo";
 
-/// The diagnostics of `doc`; `preview` is what checking it in would do.
-pub fn diagnostics(doc: &Document, preview: Option<&CheckinPlan>) -> Vec<Diagnostic> {
+/// The diagnostics of `doc` at `uri`; `preview` is what checking it in
+/// would do; `drift` the latest drift check of the workspace's anchors.
+pub fn diagnostics(uri: &Uri, doc: &Document, preview: Option<&CheckinPlan>, drift: &DriftState) -> Vec<Diagnostic> {
+    if doc.kind == DocumentKind::Source {
+        return relative_path(uri, drift.root.as_deref()).map_or(Vec::new(), |p| source_diagnostics(&p, drift));
+    }
     // The mirror is never checked in; it is read here only to mark its entries.
     let Some((text, parsed)) = parse_document(doc) else { return Vec::new() };
-    let mut out = Vec::new();
+    let mut out = memory_diagnostics(&text, &parsed, drift);
     if doc.kind == DocumentKind::Checkout {
         let conflicts = preview.map_or(&[][..], |p| &p.conflicts[..]);
         let problems = preview.map_or(&parsed.diagnostics, |p| &p.diagnostics);

@@ -15,6 +15,7 @@ use tokio::sync::mpsc;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::{TextDocumentContentChangeEvent, Uri};
 
+use crate::anchors::DriftSnapshot;
 use crate::diagnostics::diagnostics;
 use crate::to_proto::char_index;
 
@@ -78,6 +79,8 @@ pub enum DocumentEvent {
     Closed {
         uri: Uri,
     },
+    /// The drift check changed: republish every open document's diagnostics.
+    Republish,
     /// The file under a read-only document (the mirror) changed on disk.
     Reloaded {
         uri: Uri,
@@ -97,6 +100,7 @@ pub fn spawn_owner(
     client: Client,
     preview: Previewer,
     pause: Arc<Mutex<Duration>>,
+    drift: DriftSnapshot,
 ) -> (mpsc::UnboundedSender<DocumentEvent>, Snapshot) {
     let (sender, mut receiver) = mpsc::unbounded_channel::<DocumentEvent>();
     let snapshot: Snapshot = Arc::default();
@@ -105,7 +109,11 @@ pub fn spawn_owner(
         while let Some(event) = receiver.recv().await {
             // Apply under the lock; publish after releasing it.
             let mut checkout = None;
+            let mut republish = Vec::new();
+            let mut checkouts_to_preview = Vec::new();
             let publish = {
+                let drift_state = drift.lock().unwrap_or_else(|e| e.into_inner());
+                let diagnostics = |uri: &Uri, doc: &Document| diagnostics(uri, doc, None, &drift_state);
                 let mut docs = documents.lock().unwrap_or_else(|e| e.into_inner());
                 match event {
                     DocumentEvent::Opened { uri, text, version } => {
@@ -114,7 +122,7 @@ pub fn spawn_owner(
                         if doc.kind == DocumentKind::Checkout {
                             checkout = Some((uri.clone(), version, Duration::ZERO));
                         }
-                        Some((uri, diagnostics(&doc, None), Some(version)))
+                        Some((uri.clone(), diagnostics(&uri, &doc), Some(version)))
                     }
                     DocumentEvent::Changed { uri, version, changes } => match docs.get_mut(&uri) {
                         Some(doc) if version > doc.version => {
@@ -126,7 +134,7 @@ pub fn spawn_owner(
                                 checkout = Some((uri, version, pause));
                                 None
                             } else {
-                                Some((uri, diagnostics(doc, None), Some(version)))
+                                Some((uri.clone(), diagnostics(&uri, doc), Some(version)))
                             }
                         }
                         _ => None,
@@ -134,10 +142,20 @@ pub fn spawn_owner(
                     DocumentEvent::Reloaded { uri, text } => match docs.get_mut(&uri) {
                         Some(doc) if doc.text != text.as_str() => {
                             doc.text = Rope::from_str(&text);
-                            Some((uri, diagnostics(doc, None), Some(doc.version)))
+                            Some((uri.clone(), diagnostics(&uri, doc), Some(doc.version)))
                         }
                         _ => None,
                     },
+                    DocumentEvent::Republish => {
+                        for (uri, doc) in docs.iter() {
+                            if doc.kind == DocumentKind::Checkout {
+                                checkouts_to_preview.push((uri.clone(), doc.version));
+                            } else {
+                                republish.push((uri.clone(), diagnostics(uri, doc), Some(doc.version)));
+                            }
+                        }
+                        None
+                    }
                     DocumentEvent::Closed { uri } => {
                         docs.remove(&uri);
                         Some((uri, Vec::new(), None))
@@ -148,11 +166,22 @@ pub fn spawn_owner(
                     }
                 }
             };
-            if let Some((uri, found, version)) = publish {
+            for (uri, found, version) in publish.into_iter().chain(republish) {
                 client.publish_diagnostics(uri, found, version).await;
             }
-            if let Some((uri, version, pause)) = checkout {
-                tokio::spawn(publish_preview(client.clone(), documents.clone(), preview.clone(), uri, version, pause));
+            let previews =
+                checkout.into_iter().chain(checkouts_to_preview.into_iter().map(|(u, v)| (u, v, Duration::ZERO)));
+            for (uri, version, pause) in previews {
+                let task = publish_preview(
+                    client.clone(),
+                    documents.clone(),
+                    preview.clone(),
+                    drift.clone(),
+                    uri,
+                    version,
+                    pause,
+                );
+                tokio::spawn(task);
             }
         }
     });
@@ -165,6 +194,7 @@ async fn publish_preview(
     client: Client,
     documents: Snapshot,
     preview: Previewer,
+    drift: DriftSnapshot,
     uri: Uri,
     version: i32,
     pause: Duration,
@@ -180,5 +210,9 @@ async fn publish_preview(
     if current(&documents).is_none() {
         return;
     }
-    client.publish_diagnostics(uri, diagnostics(&doc, plan.as_ref()), Some(version)).await;
+    let found = {
+        let drift = drift.lock().unwrap_or_else(|e| e.into_inner());
+        diagnostics(&uri, &doc, plan.as_ref(), &drift)
+    };
+    client.publish_diagnostics(uri, found, Some(version)).await;
 }

@@ -6,11 +6,13 @@
 //! (`documents::DocumentOwner`); handlers only send to it or read snapshots.
 
 mod actions;
+mod anchors;
 mod checkin;
 mod commands;
 mod completion;
 mod diagnostics;
 mod documents;
+mod drift_watch;
 mod ext;
 mod hover;
 mod outline;

@@ -53,6 +53,9 @@ pub struct Refresher {
     pub preview: Previewer,
     /// The document owner's queue (an open mirror is reloaded through it).
     pub documents: mpsc::UnboundedSender<DocumentEvent>,
+    pub drift: crate::anchors::DriftSnapshot,
+    /// Asks for a drift check (the notes and their anchors may have changed).
+    pub drift_requests: mpsc::UnboundedSender<()>,
 }
 
 /// Watch the store; returns the watcher, which must be kept alive.
@@ -108,6 +111,7 @@ impl Refresher {
         let Some((epoch, Some(document), mirrors)) = rendered else {
             return rendered.map(|(e, _, _)| e).or(last_epoch);
         };
+        let _ = self.drift_requests.send(());
         for (uri, text) in mirrors {
             let _ = self.documents.send(DocumentEvent::Reloaded { uri, text });
         }
@@ -133,7 +137,10 @@ impl Refresher {
                 let text = doc.text.to_string();
                 let preview = self.preview.clone();
                 let plan = tokio::task::spawn_blocking(move || preview(&text)).await.ok().flatten();
-                let mut found = diagnostics(&doc, plan.as_ref());
+                let mut found = {
+                    let drift = self.drift.lock().unwrap_or_else(|e| e.into_inner());
+                    diagnostics(&uri, &doc, plan.as_ref(), &drift)
+                };
                 found.push(Diagnostic {
                     range: Range::new(Position::new(0, 0), Position::new(0, 0)),
                     severity: Some(DiagnosticSeverity::WARNING),

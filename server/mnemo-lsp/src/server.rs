@@ -14,6 +14,7 @@ use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer, LspService, Server};
 
 use crate::actions::{COMMANDS, actions_for, conflict_actions, parse_command};
+use crate::anchors::{DriftSnapshot, anchors_at, code_lenses, relative_path, source_actions};
 use crate::completion::{completion_items, inlay_hints, typing_reference};
 use crate::documents::DocumentKind;
 use crate::documents::{Document, DocumentEvent, Previewer, Snapshot, spawn_owner};
@@ -63,6 +64,10 @@ pub(crate) struct Backend {
     pub(crate) progress: std::sync::atomic::AtomicBool,
     /// A problem with the settings sent at `initialize`, shown once initialized.
     pub(crate) settings_problem: std::sync::Mutex<Option<String>>,
+    /// The latest drift check of the workspace's anchors.
+    pub(crate) drift: DriftSnapshot,
+    /// Asks the drift task for a check.
+    pub(crate) drift_requests: tokio::sync::mpsc::UnboundedSender<()>,
 }
 
 /// The default pause before a checkout's check-in preview.
@@ -97,7 +102,16 @@ impl Backend {
         let store_path = Arc::new(RwLock::new(config.store_path.clone()));
         let preview = previewer(store_path.clone(), workspace.clone(), config.workspace.clone());
         let pause = Arc::new(std::sync::Mutex::new(DEFAULT_PAUSE));
-        let (documents, snapshot) = spawn_owner(client.clone(), preview.clone(), pause.clone());
+        let drift: DriftSnapshot = Arc::default();
+        let (documents, snapshot) = spawn_owner(client.clone(), preview.clone(), pause.clone(), drift.clone());
+        let drift_requests = crate::drift_watch::spawn(crate::drift_watch::DriftWatch {
+            store_path: store_path.clone(),
+            workspace: workspace.clone(),
+            fallback: config.workspace.clone(),
+            clock: config.clock.clone(),
+            snapshot: drift.clone(),
+            documents: documents.clone(),
+        });
         Backend {
             client,
             writer: tokio::sync::Mutex::new(()),
@@ -114,6 +128,8 @@ impl Backend {
             pause,
             progress: std::sync::atomic::AtomicBool::new(false),
             settings_problem: std::sync::Mutex::new(None),
+            drift,
+            drift_requests,
         }
     }
 
@@ -128,6 +144,8 @@ impl Backend {
             checkouts: self.checkouts.clone(),
             preview: self.preview.clone(),
             documents: self.documents.clone(),
+            drift: self.drift.clone(),
+            drift_requests: self.drift_requests.clone(),
         })
         .map_err(|e| eprintln!("mnemo lsp: cannot watch the store for other processes' writes: {e}"))
         .ok();
@@ -155,6 +173,12 @@ impl Backend {
 
     pub(crate) fn now(&self) -> mnemo_core::Timestamp {
         (self.config.clock)()
+    }
+
+    /// The anchors (of the latest drift check) over `line` of a source file.
+    pub(crate) fn anchors_at(&self, uri: &Uri, line: u32) -> Vec<mnemo_store::drift::AnchorCheck> {
+        let drift = self.drift.lock().unwrap_or_else(|e| e.into_inner());
+        relative_path(uri, drift.root.as_deref()).map_or(Vec::new(), |path| anchors_at(&path, line, &drift))
     }
 
     pub(crate) fn workspace(&self) -> Workspace {
@@ -253,6 +277,7 @@ impl LanguageServer for Backend {
                     ..CompletionOptions::default()
                 }),
                 inlay_hint_provider: Some(OneOf::Left(true)),
+                code_lens_provider: Some(CodeLensOptions { resolve_provider: Some(false) }),
                 execute_command_provider: Some(ExecuteCommandOptions {
                     commands: COMMANDS.iter().map(|c| c.to_string()).collect(),
                     work_done_progress_options: WorkDoneProgressOptions::default(),
@@ -271,6 +296,7 @@ impl LanguageServer for Backend {
 
     async fn initialized(&self, _: InitializedParams) {
         self.start_watch();
+        let _ = self.drift_requests.send(());
         let problem = self.settings_problem.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(problem) = problem {
             self.client.show_message(MessageType::ERROR, problem).await;
@@ -414,6 +440,10 @@ impl LanguageServer for Backend {
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
         let uri = params.text_document.uri;
         let Some(doc) = self.document(&uri).await else { return Ok(None) };
+        if doc.kind == DocumentKind::Source {
+            let anchors = self.anchors_at(&uri, params.range.start.line);
+            return Ok(Some(source_actions(&anchors)).filter(|a| !a.is_empty()));
+        }
         let Some((_, parsed)) = parse_document(&doc) else { return Ok(None) };
         let line = params.range.start.line as usize;
         let mut actions = conflict_actions(&uri, &params.context.diagnostics);
@@ -421,6 +451,12 @@ impl LanguageServer for Backend {
             actions.extend(actions_for(&entry.entry));
         }
         Ok(Some(actions).filter(|a| !a.is_empty()))
+    }
+
+    async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
+        let drift = self.drift.lock().unwrap_or_else(|e| e.into_inner());
+        let relative = relative_path(&params.text_document.uri, drift.root.as_deref());
+        Ok(relative.map(|path| code_lenses(&path, &drift)).filter(|l| !l.is_empty()))
     }
 
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
@@ -446,22 +482,37 @@ impl LanguageServer for Backend {
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let position = params.text_document_position_params;
-        let Some(id) = self.reference(&position).await else { return Ok(None) };
+        // A `#id` under the cursor; else, in a source file, the notes anchored to this line.
+        let ids: Vec<NoteId> = match self.reference(&position).await {
+            Some(id) => vec![id],
+            None => {
+                self.anchors_at(&position.text_document.uri, position.position.line).iter().map(|c| c.note).collect()
+            }
+        };
+        if ids.is_empty() {
+            return Ok(None);
+        }
         let scope = Scope::Workspace(self.workspace().id);
         let now = self.now();
         let found = self
-            .with_store(move |store| match store.note(&scope, id) {
-                Ok(view) => Ok(Some((store.history(&scope, id)?, view))),
-                Err(mnemo_store::StoreError::NoSuchNote { .. } | mnemo_store::StoreError::OtherWorkspace { .. }) => {
-                    Ok(None)
+            .with_store(move |store| {
+                let mut shown = Vec::new();
+                for id in ids {
+                    match store.note(&scope, id) {
+                        Ok(view) => shown.push(markdown(&view, &store.history(&scope, id)?, now)),
+                        Err(
+                            mnemo_store::StoreError::NoSuchNote { .. } | mnemo_store::StoreError::OtherWorkspace { .. },
+                        ) => {}
+                        Err(e) => return Err(e),
+                    }
                 }
-                Err(e) => Err(e),
+                Ok(shown)
             })
             .await?;
-        Ok(found.map(|(history, view)| Hover {
+        Ok(Some(found).filter(|f| !f.is_empty()).map(|shown| Hover {
             contents: HoverContents::Markup(MarkupContent {
                 kind: MarkupKind::Markdown,
-                value: markdown(&view, &history, now),
+                value: shown.join("\n---\n\n"),
             }),
             range: None,
         }))

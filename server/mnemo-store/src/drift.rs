@@ -229,7 +229,52 @@ impl Store {
             }
             Ok(flagged)
         })?;
+        for check in report.anchors.iter_mut().filter(|c| report.flagged.contains(&c.note)) {
+            check.status = Status::StaleFlagged;
+        }
         Ok(report)
+    }
+}
+
+impl Store {
+    /// Re-anchor anchor `position` of note `id` to lines `start..=end` of the
+    /// same file as they read now. Notes are immutable, so this is FORMAT.md's
+    /// "changed anchors": a new note with the same text and provenance and
+    /// the new anchor supersedes the old one (a stale note is reinstated
+    /// first), all as the person, in one transaction. Returns the new id.
+    pub fn reanchor(
+        &mut self,
+        workspace: &Workspace,
+        id: NoteId,
+        position: usize,
+        (start, end): (u32, u32),
+        now: Timestamp,
+    ) -> Result<NoteId, StoreError> {
+        let root = workspace
+            .root
+            .clone()
+            .ok_or_else(|| crate::anchor::AnchorError::NoWorkspaceDirectory(workspace.id.clone()))?;
+        let scope = Scope::Workspace(workspace.id.clone());
+        let view = self.note(&scope, id)?;
+        let Some(old) = view.note.content.anchors.get(position) else {
+            return Err(StoreError::NoSuchAnchor { id, position });
+        };
+        let anchor = crate::anchor::capture(&root, &format!("{}:{start}-{end}", old.path))?;
+        let reason = format!("re-anchored {}:{}-{} to lines {start}-{end}", old.path, old.start_line, old.end_line);
+        let mut content = view.note.content.clone();
+        content.anchors[position] = anchor;
+        self.write(|w| {
+            if view.state.status == Status::StaleFlagged {
+                let event = EventData {
+                    kind: EventKind::Reinstated,
+                    actor: Actor::Human,
+                    at: now,
+                    reason: Some(reason.clone()),
+                };
+                w.append(&scope, id, event)?;
+            }
+            w.supersede(&scope, id, content, Actor::Human, now, Some(reason))
+        })
     }
 }
 

@@ -36,6 +36,8 @@ pub enum StoreError {
     ForgetBlocked { id: NoteId, predecessors: Vec<NoteId> },
     #[error(transparent)]
     Rule(#[from] RuleError),
+    #[error("note #{id} has no anchor number {position}")]
+    NoSuchAnchor { id: NoteId, position: usize },
     #[error(transparent)]
     Anchor(#[from] AnchorError),
     #[error(transparent)]

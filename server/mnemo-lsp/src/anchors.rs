@@ -1,0 +1,206 @@
+//! Anchors in the editor, from the latest drift check (`DriftState`): the
+//! warning on a memory entry whose anchor drifted (with the source location
+//! as related information), the information diagnostic over the anchored
+//! lines of a source file, code lens "N notes" on anchored ranges, and the
+//! anchors under the cursor (for hover and code actions).
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use mnemo_core::NoteId;
+use mnemo_core::memory_md::ParsedCheckout;
+use mnemo_store::drift::{AnchorCheck, Drift};
+use serde_json::Value;
+use tower_lsp_server::ls_types::{
+    CodeAction, CodeActionKind, CodeActionOrCommand, CodeLens, Command, Diagnostic, DiagnosticRelatedInformation,
+    DiagnosticSeverity, Location, Position, Range, Uri,
+};
+
+use crate::to_proto::line_range;
+
+/// The latest drift check of the workspace.
+#[derive(Debug, Default)]
+pub struct DriftState {
+    pub root: Option<PathBuf>,
+    pub checks: Vec<AnchorCheck>,
+}
+
+pub type DriftSnapshot = Arc<Mutex<DriftState>>;
+
+const SOURCE: &str = "mnemo";
+
+/// The lines (1-based, inclusive) an anchor's text is at now.
+fn current_lines(check: &AnchorCheck) -> (u32, u32) {
+    match check.drift {
+        Drift::Moved { start_line, end_line } => (start_line, end_line),
+        _ => (check.anchor.start_line, check.anchor.end_line),
+    }
+}
+
+fn lines_range(start: u32, end: u32) -> Range {
+    Range::new(Position::new(start.saturating_sub(1), 0), Position::new(end.saturating_sub(1), u32::MAX))
+}
+
+/// The workspace-relative path of a document, when it is a file of the workspace.
+pub fn relative_path(uri: &Uri, root: Option<&Path>) -> Option<String> {
+    let path = uri.to_file_path()?;
+    Some(path.strip_prefix(root?).ok()?.to_str()?.to_string())
+}
+
+/// Warnings on the entries of a memory document whose anchors drifted or went missing.
+pub fn memory_diagnostics(text: &str, parsed: &ParsedCheckout, state: &DriftState) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for entry in &parsed.entries {
+        let Some(id) = entry.entry.id else { continue };
+        for check in state.checks.iter().filter(|c| c.note == id) {
+            let a = &check.anchor;
+            let (severity, message) = match &check.drift {
+                Drift::Drifted { .. } => (
+                    DiagnosticSeverity::WARNING,
+                    format!(
+                        "#{id}: the text at {}:{}-{} changed since {}",
+                        a.path, a.start_line, a.end_line, check.since
+                    ),
+                ),
+                Drift::Missing => {
+                    (DiagnosticSeverity::WARNING, format!("#{id}: {} is gone (deleted or renamed)", a.path))
+                }
+                Drift::Moved { start_line, end_line } => (
+                    DiagnosticSeverity::HINT,
+                    format!(
+                        "#{id}: the text of {}:{}-{} moved to lines {start_line}-{end_line}; re-anchor it from the source file",
+                        a.path, a.start_line, a.end_line
+                    ),
+                ),
+                Drift::Fresh | Drift::Unchecked(_) => continue,
+            };
+            let related = state.root.as_ref().and_then(|root| Uri::from_file_path(root.join(&a.path))).map(|uri| {
+                let (start, end) = current_lines(check);
+                vec![DiagnosticRelatedInformation {
+                    location: Location { uri, range: lines_range(start, end) },
+                    message: format!("the lines #{id} is anchored to"),
+                }]
+            });
+            out.push(Diagnostic {
+                range: line_range(text, entry.first_line, 0, 0),
+                severity: Some(severity),
+                source: Some(SOURCE.into()),
+                message,
+                related_information: related.filter(|_| !matches!(check.drift, Drift::Missing)),
+                ..Diagnostic::default()
+            });
+        }
+    }
+    out
+}
+
+/// Information over the anchored lines of a source file that changed or moved.
+pub fn source_diagnostics(relative: &str, state: &DriftState) -> Vec<Diagnostic> {
+    state
+        .checks
+        .iter()
+        .filter(|c| c.anchor.path == relative)
+        .filter_map(|check| {
+            let message = match &check.drift {
+                Drift::Drifted { .. } => {
+                    format!("memory #{} describes these lines; they changed since {}", check.note, check.since)
+                }
+                Drift::Moved { .. } => format!(
+                    "memory #{} describes these lines (anchored at {}-{}); re-anchor it to follow them",
+                    check.note, check.anchor.start_line, check.anchor.end_line
+                ),
+                _ => return None,
+            };
+            let (start, end) = current_lines(check);
+            Some(Diagnostic {
+                range: lines_range(start, end),
+                severity: Some(DiagnosticSeverity::INFORMATION),
+                source: Some(SOURCE.into()),
+                message,
+                ..Diagnostic::default()
+            })
+        })
+        .collect()
+}
+
+/// The anchors of `relative` whose current lines include `line` (0-based).
+pub fn anchors_at(relative: &str, line: u32, state: &DriftState) -> Vec<AnchorCheck> {
+    state
+        .checks
+        .iter()
+        .filter(|c| c.anchor.path == relative && !matches!(c.drift, Drift::Missing | Drift::Unchecked(_)))
+        .filter(|c| {
+            let (start, end) = current_lines(c);
+            start.saturating_sub(1) <= line && line < end
+        })
+        .cloned()
+        .collect()
+}
+
+/// "N notes" over each anchored range of `relative`.
+pub fn code_lenses(relative: &str, state: &DriftState) -> Vec<CodeLens> {
+    let mut ranges: Vec<((u32, u32), Vec<NoteId>)> = Vec::new();
+    for check in state.checks.iter().filter(|c| c.anchor.path == relative) {
+        if matches!(check.drift, Drift::Missing | Drift::Unchecked(_)) {
+            continue;
+        }
+        let lines = current_lines(check);
+        match ranges.iter_mut().find(|(l, _)| *l == lines) {
+            Some((_, ids)) if !ids.contains(&check.note) => ids.push(check.note),
+            Some(_) => {}
+            None => ranges.push((lines, vec![check.note])),
+        }
+    }
+    ranges.sort();
+    ranges
+        .into_iter()
+        .map(|((start, end), ids)| {
+            let listed: Vec<String> = ids.iter().map(|id| format!("#{id}")).collect();
+            let title = match ids.len() {
+                1 => format!("1 note: {}", listed[0]),
+                n => format!("{n} notes: {}", listed.join(", ")),
+            };
+            CodeLens {
+                // A lens sits on the first line of its range.
+                range: Range::new(Position::new(start.saturating_sub(1), 0), Position::new(start.saturating_sub(1), 0)),
+                command: Some(Command {
+                    title,
+                    command: "mnemo.openNote".into(),
+                    arguments: Some(vec![Value::from(ids[0])]),
+                }),
+                data: Some(serde_json::json!({ "end": end })),
+            }
+        })
+        .collect()
+}
+
+fn action(title: String, command: &str, arguments: Vec<Value>) -> CodeActionOrCommand {
+    CodeActionOrCommand::CodeAction(CodeAction {
+        title: title.clone(),
+        kind: Some(CodeActionKind::QUICKFIX),
+        command: Some(Command { title, command: command.into(), arguments: Some(arguments) }),
+        ..CodeAction::default()
+    })
+}
+
+/// Actions on the anchored lines under the cursor.
+pub fn source_actions(anchors: &[AnchorCheck]) -> Vec<CodeActionOrCommand> {
+    let mut out = Vec::new();
+    for check in anchors {
+        let id = check.note;
+        if matches!(check.drift, Drift::Drifted { .. } | Drift::Moved { .. }) {
+            let (start, end) = current_lines(check);
+            out.push(action(
+                format!("Re-anchor #{id} to the current text (lines {start}-{end})"),
+                "mnemo.reanchor",
+                vec![Value::from(id), Value::from(check.position), Value::from(start), Value::from(end)],
+            ));
+        }
+        out.push(action(format!("Open note #{id}"), "mnemo.openNote", vec![Value::from(id)]));
+        if check.status == mnemo_core::Status::Active {
+            out.push(action(format!("Flag #{id} stale…"), "mnemo.flagStale", vec![Value::from(id)]));
+        }
+        out.push(action(format!("Revoke #{id}…"), "mnemo.revoke", vec![Value::from(id)]));
+    }
+    out
+}

@@ -1,0 +1,97 @@
+//! Running the drift check: at start, after the store changes (notes and
+//! their anchors may have changed), and when an anchored file changes on
+//! disk. A `notify` watch covers only the directories that hold anchored
+//! files (so ignored trees such as `target/` or `node_modules/` are never
+//! watched unless a note is anchored there), events for other files are
+//! dropped, and requests are debounced; each check updates the
+//! [`DriftSnapshot`] and has every open document's diagnostics republished.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::time::Duration;
+
+use mnemo_store::Store;
+use mnemo_store::workspace::Workspace;
+use notify::{RecursiveMode, Watcher};
+use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
+
+use crate::Clock;
+use crate::anchors::{DriftSnapshot, DriftState};
+use crate::documents::DocumentEvent;
+
+/// Quiet time after the last request before checking.
+const QUIET: Duration = Duration::from_millis(200);
+
+pub struct DriftWatch {
+    pub store_path: Arc<RwLock<PathBuf>>,
+    pub workspace: Arc<OnceLock<Workspace>>,
+    pub fallback: Workspace,
+    pub clock: Clock,
+    pub snapshot: DriftSnapshot,
+    pub documents: UnboundedSender<DocumentEvent>,
+}
+
+/// Start the checking task; send `()` to ask for a check.
+pub fn spawn(watch: DriftWatch) -> UnboundedSender<()> {
+    let (requests, mut received) = unbounded_channel::<()>();
+    let again = requests.clone();
+    tokio::spawn(async move {
+        let anchored: Arc<Mutex<BTreeSet<PathBuf>>> = Arc::default();
+        let mut watcher: Option<notify::RecommendedWatcher> = None;
+        let mut watched: BTreeSet<PathBuf> = BTreeSet::new();
+        while received.recv().await.is_some() {
+            while let Ok(Some(())) = tokio::time::timeout(QUIET, received.recv()).await {}
+            let workspace = watch.workspace.get().cloned().unwrap_or_else(|| watch.fallback.clone());
+            let path = watch.store_path.read().unwrap_or_else(|e| e.into_inner()).clone();
+            let now = (watch.clock)();
+            let checked = workspace.clone();
+            let report = tokio::task::spawn_blocking(move || Store::open(&path)?.check_drift(&checked, now)).await;
+            let report = match report {
+                Ok(Ok(report)) => report,
+                Ok(Err(e)) => {
+                    eprintln!("mnemo lsp: the drift check failed: {e}");
+                    continue;
+                }
+                Err(_) => continue,
+            };
+            let Some(root) = workspace.root.clone() else { continue };
+            let files: BTreeSet<PathBuf> = report.anchors.iter().map(|c| root.join(&c.anchor.path)).collect();
+            let dirs: BTreeSet<PathBuf> =
+                files.iter().filter_map(|f| f.parent().map(PathBuf::from)).filter(|d| d.is_dir()).collect();
+            *anchored.lock().unwrap_or_else(|e| e.into_inner()) = files;
+            *watch.snapshot.lock().unwrap_or_else(|e| e.into_inner()) =
+                DriftState { root: Some(root), checks: report.anchors };
+            let _ = watch.documents.send(DocumentEvent::Republish);
+            if dirs != watched {
+                watcher = watch_dirs(&dirs, anchored.clone(), again.clone());
+                watched = dirs;
+            }
+        }
+        drop(watcher);
+    });
+    requests
+}
+
+/// Watch `dirs` (not recursively); a change to an anchored file asks for a check.
+fn watch_dirs(
+    dirs: &BTreeSet<PathBuf>,
+    anchored: Arc<Mutex<BTreeSet<PathBuf>>>,
+    requests: UnboundedSender<()>,
+) -> Option<notify::RecommendedWatcher> {
+    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        let Ok(event) = event else { return };
+        let files = anchored.lock().unwrap_or_else(|e| e.into_inner());
+        if event.paths.iter().any(|p| files.contains(p)) {
+            let _ = requests.send(());
+        }
+    })
+    .map_err(|e| eprintln!("mnemo lsp: cannot watch anchored files: {e}"))
+    .ok()?;
+    for dir in dirs {
+        if let Err(e) = watcher.watch(dir, RecursiveMode::NonRecursive) {
+            eprintln!("mnemo lsp: cannot watch {}: {e}", dir.display());
+        }
+    }
+    Some(watcher)
+}
