@@ -16,6 +16,7 @@ mod drift_watch;
 mod ext;
 mod hover;
 mod outline;
+mod panic_guard;
 mod refresh;
 mod server;
 mod settings;

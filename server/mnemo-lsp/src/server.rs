@@ -36,7 +36,7 @@ pub async fn serve(input: impl AsyncRead + Unpin, output: impl AsyncWrite, confi
         .custom_method("memory/checkout", Backend::checkout)
         .custom_method("memory/checkin", Backend::checkin)
         .finish();
-    Server::new(input, output, socket).serve(service).await;
+    Server::new(input, output, socket).serve(crate::panic_guard::CatchPanics(service)).await;
 }
 
 pub(crate) struct Backend {

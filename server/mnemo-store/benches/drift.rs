@@ -65,7 +65,9 @@ fn main() {
     let one_change = started.elapsed();
     assert_eq!(after.flagged.len(), 5);
 
-    println!("| anchors | files | first check (open + read all) | repeated check | one file changed (check + 5 stale flags) |");
+    println!(
+        "| anchors | files | first check (open + read all) | repeated check | one file changed (check + 5 stale flags) |"
+    );
     println!("|---:|---:|---:|---:|---:|");
     println!(
         "| {} | {files} | {:.0} ms | {:.0} ms | {:.0} ms |",
