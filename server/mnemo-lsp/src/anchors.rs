@@ -41,6 +41,17 @@ fn lines_range(start: u32, end: u32) -> Range {
     Range::new(Position::new(start.saturating_sub(1), 0), Position::new(end.saturating_sub(1), u32::MAX))
 }
 
+/// An anchor's drift, in words, for hover.
+pub fn drift_status(check: &AnchorCheck) -> String {
+    match &check.drift {
+        Drift::Fresh => "fresh".into(),
+        Drift::Moved { start_line, end_line } => format!("moved to lines {start_line}-{end_line}"),
+        Drift::Drifted { .. } => format!("drifted: changed since {}", check.since),
+        Drift::Missing => "missing: the file is gone".into(),
+        Drift::Unchecked(why) => format!("not checked: {why}"),
+    }
+}
+
 /// The workspace-relative path of a document, when it is a file of the workspace.
 pub fn relative_path(uri: &Uri, root: Option<&Path>) -> Option<String> {
     let path = uri.to_file_path()?;

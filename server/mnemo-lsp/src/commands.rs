@@ -116,10 +116,11 @@ impl Backend {
     async fn history_of(&self, id: NoteId) -> Result<Value> {
         let scope = Scope::Workspace(self.workspace().id);
         let now = self.now();
+        let drift: Vec<(usize, String)> = self.drift_of(&[id]).into_iter().map(|(_, p, s)| (p, s)).collect();
         let text = self
             .with_store(move |store| {
                 let view = store.note(&scope, id)?;
-                Ok(markdown(&view, &store.history(&scope, id)?, now))
+                Ok(markdown(&view, &store.history(&scope, id)?, now, &drift))
             })
             .await?;
         Ok(json!({ "id": id, "markdown": text }))

@@ -34,7 +34,8 @@ pub fn reference_at(line: &str, character: u32) -> Option<NoteId> {
 }
 
 /// The hover text for a note.
-pub fn markdown(view: &NoteView, history: &[StoredEvent], now: Timestamp) -> String {
+/// `drift` says, per anchor position, what the latest drift check found.
+pub fn markdown(view: &NoteView, history: &[StoredEvent], now: Timestamp, drift: &[(usize, String)]) -> String {
     let (note, state) = (&view.note, &view.state);
     let c = &note.content;
     let marker = state_marker(state.status).map(|m| format!(" {m}")).unwrap_or_default();
@@ -54,8 +55,9 @@ pub fn markdown(view: &NoteView, history: &[StoredEvent], now: Timestamp) -> Str
     }
     if !c.anchors.is_empty() {
         out.push_str("Anchors:\n");
-        for a in &c.anchors {
-            out.push_str(&format!("- `{}:{}-{}`\n", a.path, a.start_line, a.end_line));
+        for (position, a) in c.anchors.iter().enumerate() {
+            let status = drift.iter().find(|(p, _)| *p == position).map_or(String::new(), |(_, s)| format!(" — {s}"));
+            out.push_str(&format!("- `{}:{}-{}`{status}\n", a.path, a.start_line, a.end_line));
         }
         out.push('\n');
     }

@@ -175,6 +175,17 @@ impl Backend {
         (self.config.clock)()
     }
 
+    /// What the latest drift check says of the anchors of `ids`: (note, position, status).
+    pub(crate) fn drift_of(&self, ids: &[NoteId]) -> Vec<(NoteId, usize, String)> {
+        let drift = self.drift.lock().unwrap_or_else(|e| e.into_inner());
+        drift
+            .checks
+            .iter()
+            .filter(|c| ids.contains(&c.note))
+            .map(|c| (c.note, c.position, crate::anchors::drift_status(c)))
+            .collect()
+    }
+
     /// The anchors (of the latest drift check) over `line` of a source file.
     pub(crate) fn anchors_at(&self, uri: &Uri, line: u32) -> Vec<mnemo_store::drift::AnchorCheck> {
         let drift = self.drift.lock().unwrap_or_else(|e| e.into_inner());
@@ -494,12 +505,15 @@ impl LanguageServer for Backend {
         }
         let scope = Scope::Workspace(self.workspace().id);
         let now = self.now();
+        let drift = self.drift_of(&ids);
         let found = self
             .with_store(move |store| {
                 let mut shown = Vec::new();
                 for id in ids {
+                    let drift: Vec<(usize, String)> =
+                        drift.iter().filter(|(note, _, _)| *note == id).map(|(_, p, s)| (*p, s.clone())).collect();
                     match store.note(&scope, id) {
-                        Ok(view) => shown.push(markdown(&view, &store.history(&scope, id)?, now)),
+                        Ok(view) => shown.push(markdown(&view, &store.history(&scope, id)?, now, &drift)),
                         Err(
                             mnemo_store::StoreError::NoSuchNote { .. } | mnemo_store::StoreError::OtherWorkspace { .. },
                         ) => {}

@@ -217,6 +217,20 @@ impl Harness {
         self.wait(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri).await["params"]["diagnostics"].clone()
     }
 
+    /// Wait for the first drift check (its code lens on `src/lock.rs`); returns the lenses.
+    async fn drift_checked(&mut self) -> Value {
+        for _ in 0..200 {
+            let lenses = self
+                .request("textDocument/codeLens", json!({ "textDocument": { "uri": self.uri("src/lock.rs") } }))
+                .await;
+            if lenses.is_array() {
+                return lenses;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        panic!("no drift check within 5 s");
+    }
+
     /// The 0-based line of entry `#id` in the mirror.
     fn mirror_line(&self, id: i64) -> usize {
         let text = std::fs::read_to_string(self.root.join("MEMORY.md")).unwrap();
@@ -260,12 +274,24 @@ async fn mirror_diagnostics_mark_every_state() {
 async fn hover_shows_the_whole_note_in_the_mirror_and_in_source() {
     let mut h = Harness::start().await;
     h.open("MEMORY.md").await;
+    let lenses = h.drift_checked().await;
+    h.check(
+        &lines(&lenses, |l| format!("{} {}", l["range"]["start"]["line"], l["command"]["title"].as_str().unwrap())),
+        expect![[r#"
+            [
+              "1 1 note: #1"
+            ]"#]],
+    );
     let line = h.mirror_line(1);
     let hover = h.request("textDocument/hover", h.position("MEMORY.md", line, 4)).await;
-    h.check(&hover["contents"]["value"], expect![[r#""**#1 Release the lock before restarting**\n\ngotcha · high · active · created 2026-08-01 (3d)\n\n*agent* — recorded by an agent session; verify before relying on it\n\nRestarting with the lock held deadlocks the new daemon.\n\nAnchors:\n- `src/lock.rs:2-3`\n\nHistory:\n- 2026-08-01 created (agent) by agent\n""#]]);
+    h.check(&hover["contents"]["value"], expect![[r#""**#1 Release the lock before restarting**\n\ngotcha · high · active · created 2026-08-01 (3d)\n\n*agent* — recorded by an agent session; verify before relying on it\n\nRestarting with the lock held deadlocks the new daemon.\n\nAnchors:\n- `src/lock.rs:2-3` — fresh\n\nHistory:\n- 2026-08-01 created (agent) by agent\n""#]]);
     h.open("src/lock.rs").await;
     let in_source = h.request("textDocument/hover", h.position("src/lock.rs", 2, 24)).await;
     assert_eq!(in_source["contents"]["value"], hover["contents"]["value"]);
+    let on_anchored_line = h.request("textDocument/hover", h.position("src/lock.rs", 1, 0)).await;
+    assert_eq!(on_anchored_line["contents"]["value"], hover["contents"]["value"], "the note anchored to the line");
+    let unanchored = h.request("textDocument/hover", h.position("src/lock.rs", 0, 0)).await;
+    assert_eq!(unanchored, Value::Null);
     let past_end = h.request("textDocument/hover", h.position("src/lock.rs", 99, 99)).await;
     assert_eq!(past_end, Value::Null);
 }
