@@ -343,5 +343,7 @@ mod tests {
         assert!(unchecked("escape.rs").contains("outside the workspace"));
         assert!(unchecked("../etc/passwd").contains("not a path inside the workspace"));
         assert!(unchecked("src dir").contains("not a regular file"));
+        std::fs::write(root.join("huge.txt"), vec![b'x'; (MAX_FILE_BYTES + 1) as usize]).unwrap();
+        assert!(unchecked("huge.txt").contains("larger than 8 MB"));
     }
 }
