@@ -1,0 +1,49 @@
+--- :checkhealth mnemo — the binary and its version, the store, the model and
+--- the ranking mode recall runs in.
+local M = {}
+
+function M.check()
+  local mnemo = require('mnemo')
+  vim.health.start('mnemo')
+  local binary = mnemo.binary()
+  if vim.fn.executable(binary) ~= 1 then
+    vim.health.error(('`%s` is not executable'):format(binary), {
+      'Install it with scripts/setup (cargo install), or set vim.g.mnemo = { binary = "/path/to/mnemo" }',
+    })
+    return
+  end
+  local version = vim.system({ binary, '--version' }, { text = true }):wait()
+  if version.code ~= 0 then
+    vim.health.error('`' .. binary .. ' --version` failed: ' .. vim.trim(version.stderr))
+    return
+  end
+  vim.health.ok(vim.trim(version.stdout) .. ' (' .. vim.fn.exepath(binary) .. ')')
+  if vim.fn.has('nvim-0.11') ~= 1 then
+    vim.health.error('Neovim 0.11 or newer is needed (vim.lsp.config)')
+  end
+  local cwd = mnemo.workspace()
+  local stats = vim.system({ binary, '--json', 'store', 'stats' }, { cwd = cwd, text = true }):wait()
+  if stats.code ~= 0 then
+    vim.health.error('the store cannot be read: ' .. vim.trim(stats.stderr))
+  else
+    local decoded = vim.json.decode(stats.stdout)
+    local s = decoded.stats or decoded
+    vim.health.ok(('store: %s notes, epoch %s, workspace %s'):format(s.notes or '?', s.epoch or '?', cwd))
+  end
+  local recall = vim.system({ binary, '--json', 'recall', 'health check' }, { cwd = cwd, text = true }):wait()
+  if recall.code ~= 0 then
+    vim.health.warn('recall failed: ' .. vim.trim(recall.stderr))
+    return
+  end
+  local answer = vim.json.decode(recall.stdout)
+  local ranking = type(answer.ranking) == 'table' and (answer.ranking.mode or vim.inspect(answer.ranking))
+    or tostring(answer.ranking)
+  if ranking:match('hybrid') then
+    vim.health.ok('model loaded: recall runs ' .. ranking)
+  else
+    local why = answer.ranking_reason and (' (' .. tostring(answer.ranking_reason) .. ')') or ''
+    vim.health.warn('recall runs ' .. ranking .. why, { 'Run scripts/install-model, or set vim.g.mnemo.model_dir' })
+  end
+end
+
+return M
