@@ -16,7 +16,7 @@ use tower_lsp_server::ls_types::{
     DiagnosticSeverity, Location, Position, Range, Uri,
 };
 
-use crate::to_proto::line_range;
+use crate::to_proto::Lines;
 
 /// The latest drift check of the workspace.
 #[derive(Debug, Default)]
@@ -59,7 +59,7 @@ pub fn relative_path(uri: &Uri, root: Option<&Path>) -> Option<String> {
 }
 
 /// Warnings on the entries of a memory document whose anchors drifted or went missing.
-pub fn memory_diagnostics(text: &str, parsed: &ParsedCheckout, state: &DriftState) -> Vec<Diagnostic> {
+pub fn memory_diagnostics(lines: &Lines, parsed: &ParsedCheckout, state: &DriftState) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for entry in &parsed.entries {
         let Some(id) = entry.entry.id else { continue };
@@ -93,7 +93,7 @@ pub fn memory_diagnostics(text: &str, parsed: &ParsedCheckout, state: &DriftStat
                 }]
             });
             out.push(Diagnostic {
-                range: line_range(text, entry.first_line, 0, 0),
+                range: lines.range(entry.first_line, 0, 0),
                 severity: Some(severity),
                 source: Some(SOURCE.into()),
                 message,

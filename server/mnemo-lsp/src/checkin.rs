@@ -17,6 +17,7 @@ use crate::documents::DocumentKind;
 use crate::ext::{CheckinParams, CheckinResult, ConflictInfo};
 use crate::refresh::{MemoryDidChange, MemoryDidChangeParams};
 use crate::server::{Backend, internal, refresh_mirror};
+use crate::to_proto::Lines;
 
 fn invalid(message: String) -> Error {
     Error { code: ErrorCode::InvalidParams, message: message.into(), data: None }
@@ -143,17 +144,17 @@ fn result_of(outcome: &CheckinOutcome, sent: &str) -> CheckinResult {
             applied,
             text: Some(document.text.clone()),
             epoch: Some(document.epoch),
-            diagnostics: document
-                .diagnostics
-                .iter()
-                .map(|d| checkout_problem(&document.text, d, &document.conflicts))
-                .collect(),
+            diagnostics: {
+                let lines = Lines::new(&document.text);
+                document.diagnostics.iter().map(|d| checkout_problem(&lines, d, &document.conflicts)).collect()
+            },
             conflicts: document.conflicts.iter().map(conflict_info).collect(),
         },
         None => {
             let plan = &outcome.plan;
+            let lines = Lines::new(sent);
             let mut diagnostics: Vec<_> =
-                plan.diagnostics.iter().map(|d| checkout_problem(sent, d, &plan.conflicts)).collect();
+                plan.diagnostics.iter().map(|d| checkout_problem(&lines, d, &plan.conflicts)).collect();
             diagnostics.extend(outcome.refused.iter().map(|(line, message)| {
                 let d = mnemo_core::memory_md::Diagnostic {
                     line: *line,
@@ -162,7 +163,7 @@ fn result_of(outcome: &CheckinOutcome, sent: &str) -> CheckinResult {
                     severity: mnemo_core::memory_md::Severity::Error,
                     message: message.clone(),
                 };
-                checkout_problem(sent, &d, &[])
+                checkout_problem(&lines, &d, &[])
             }));
             CheckinResult {
                 applied,

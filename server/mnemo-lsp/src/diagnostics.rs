@@ -13,7 +13,7 @@ use crate::anchors::{DriftState, memory_diagnostics, relative_path, source_diagn
 
 use crate::documents::{Document, DocumentKind};
 use crate::outline::parse_document;
-use crate::to_proto::line_range;
+use crate::to_proto::Lines;
 
 const SOURCE: &str = "mnemo";
 
@@ -25,11 +25,12 @@ pub fn diagnostics(uri: &Uri, doc: &Document, preview: Option<&CheckinPlan>, dri
     }
     // The mirror is never checked in; it is read here only to mark its entries.
     let Some((text, parsed)) = parse_document(doc) else { return Vec::new() };
-    let mut out = memory_diagnostics(&text, &parsed, drift);
+    let lines = Lines::new(&text);
+    let mut out = memory_diagnostics(&lines, &parsed, drift);
     if doc.kind == DocumentKind::Checkout {
         let conflicts = preview.map_or(&[][..], |p| &p.conflicts[..]);
         let problems = preview.map_or(&parsed.diagnostics, |p| &p.diagnostics);
-        out.extend(problems.iter().map(|d| checkout_problem(&text, d, conflicts)));
+        out.extend(problems.iter().map(|d| checkout_problem(&lines, d, conflicts)));
     }
     for parsed_entry in &parsed.entries {
         let entry = &parsed_entry.entry;
@@ -49,7 +50,7 @@ pub fn diagnostics(uri: &Uri, doc: &Document, preview: Option<&CheckinPlan>, dri
             StateMarker::Expired { .. } => (DiagnosticSeverity::INFORMATION, format!("#{id} expired"), false),
         };
         out.push(Diagnostic {
-            range: line_range(&text, parsed_entry.first_line, 0, 0),
+            range: lines.range(parsed_entry.first_line, 0, 0),
             severity: Some(severity),
             source: Some(SOURCE.into()),
             message,
@@ -62,7 +63,7 @@ pub fn diagnostics(uri: &Uri, doc: &Document, preview: Option<&CheckinPlan>, dri
 
 /// A core diagnostic of a checkout's text as an LSP diagnostic.
 pub fn checkout_problem(
-    text: &str,
+    lines: &Lines,
     d: &mnemo_core::memory_md::Diagnostic,
     conflicts: &[mnemo_core::checkin::Conflict],
 ) -> Diagnostic {
@@ -76,7 +77,7 @@ pub fn checkout_problem(
         .iter()
         .find(|c| c.line == d.line && d.message.starts_with(&format!("#{} changed in the store", c.id)));
     Diagnostic {
-        range: line_range(text, d.line, d.start_column, d.end_column),
+        range: lines.range(d.line, d.start_column, d.end_column),
         severity: Some(severity),
         source: Some(SOURCE.into()),
         code: conflict.map(|_| NumberOrString::String("conflict".into())),

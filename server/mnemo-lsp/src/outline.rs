@@ -9,7 +9,7 @@ use tower_lsp_server::ls_types::{
 };
 
 use crate::documents::{Document, DocumentKind};
-use crate::to_proto::line_range;
+use crate::to_proto::Lines;
 
 /// Parse a memory document's entries (a mirror is read the way a checkout is).
 pub fn parse_document(doc: &Document) -> Option<(String, ParsedCheckout)> {
@@ -50,6 +50,7 @@ fn kind_symbol(kind: Kind) -> SymbolKind {
 #[allow(deprecated)]
 pub fn document_symbols(doc: &Document) -> Vec<DocumentSymbol> {
     let Some((text, parsed)) = parse_document(doc) else { return Vec::new() };
+    let lines = Lines::new(&text);
     let sections = section_lines(&text);
     let total = text.lines().count().max(1);
     sections
@@ -66,8 +67,7 @@ pub fn document_symbols(doc: &Document) -> Vec<DocumentSymbol> {
                         Some(id) => format!("#{id} {}", e.entry.title),
                         None => format!("(new) {}", e.entry.title),
                     };
-                    let range =
-                        Range::new(Position::new(e.first_line as u32, 0), line_range(&text, e.last_line, 0, 0).end);
+                    let range = Range::new(Position::new(e.first_line as u32, 0), lines.range(e.last_line, 0, 0).end);
                     DocumentSymbol {
                         name,
                         detail: Some(e.entry.priority.to_string()),
@@ -75,7 +75,7 @@ pub fn document_symbols(doc: &Document) -> Vec<DocumentSymbol> {
                         tags: None,
                         deprecated: None,
                         range,
-                        selection_range: line_range(&text, e.first_line, 0, 0),
+                        selection_range: lines.range(e.first_line, 0, 0),
                         children: None,
                     }
                 })
@@ -86,8 +86,8 @@ pub fn document_symbols(doc: &Document) -> Vec<DocumentSymbol> {
                 kind: SymbolKind::NAMESPACE,
                 tags: None,
                 deprecated: None,
-                range: Range::new(Position::new(*line as u32, 0), line_range(&text, end, 0, 0).end),
-                selection_range: line_range(&text, *line, 0, 0),
+                range: Range::new(Position::new(*line as u32, 0), lines.range(end, 0, 0).end),
+                selection_range: lines.range(*line, 0, 0),
                 children: Some(children),
             }
         })
@@ -124,6 +124,7 @@ pub fn folding_ranges(doc: &Document) -> Vec<FoldingRange> {
 pub fn document_links(doc: &Document, workspace_root: Option<&std::path::Path>) -> Vec<DocumentLink> {
     let Some(root) = workspace_root else { return Vec::new() };
     let Some((text, _)) = parse_document(doc) else { return Vec::new() };
+    let lines = Lines::new(&text);
     text.lines()
         .enumerate()
         .filter_map(|(line, content)| {
@@ -134,7 +135,7 @@ pub fn document_links(doc: &Document, workspace_root: Option<&std::path::Path>) 
             let target = Uri::from_file_path(root.join(path))?;
             let target: Uri = format!("{}#L{start}", target.as_str()).parse().ok()?;
             Some(DocumentLink {
-                range: line_range(&text, line, 2, content.len()),
+                range: lines.range(line, 2, content.len()),
                 target: Some(target),
                 tooltip: Some(format!("open {label}")),
                 data: None,

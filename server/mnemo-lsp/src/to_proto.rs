@@ -32,9 +32,22 @@ pub fn utf16_column(line: &str, byte: usize) -> u32 {
     line[..byte].encode_utf16().count() as u32
 }
 
-/// The range of bytes `start..end` of line `line` in `text`.
-pub fn line_range(text: &str, line: usize, start: usize, end: usize) -> Range {
-    let content = text.lines().nth(line).unwrap_or("");
+/// A text split into lines once, for the many ranges of one answer (finding
+/// a line by scanning the text each time is quadratic on a large memory).
+pub struct Lines<'a>(Vec<&'a str>);
+
+impl<'a> Lines<'a> {
+    pub fn new(text: &'a str) -> Lines<'a> {
+        Lines(text.lines().collect())
+    }
+
+    /// The range of bytes `start..end` of line `line` (`end` 0: to the line's end).
+    pub fn range(&self, line: usize, start: usize, end: usize) -> Range {
+        range_in(self.0.get(line).copied().unwrap_or(""), line, start, end)
+    }
+}
+
+fn range_in(content: &str, line: usize, start: usize, end: usize) -> Range {
     let end = if end == 0 { content.len() } else { end };
     Range::new(
         Position::new(line as u32, utf16_column(content, start)),
@@ -56,6 +69,6 @@ mod tests {
         assert_eq!(char_index(&rope, Position::new(99, 0)), rope.line_to_char(2), "past the last line clamps");
         assert_eq!(utf16_column("a🙂b", 5), 3);
         assert_eq!(utf16_column("a🙂b", 2), 1, "inside a char clamps back to its start");
-        assert_eq!(line_range("x\nab🙂\n", 1, 0, 0), Range::new(Position::new(1, 0), Position::new(1, 4)));
+        assert_eq!(Lines::new("x\nab🙂\n").range(1, 0, 0), Range::new(Position::new(1, 0), Position::new(1, 4)));
     }
 }
