@@ -1,0 +1,101 @@
+// The `memory:` scheme: `memory:///<workspace>/MEMORY.md` is an editable
+// checkout. Reading it asks the server for `memory/checkout`; writing it
+// (saving) sends `memory/checkin`, and the document becomes the new render,
+// in which everything that was not applied is kept as typed. The server's
+// `memory/didChange` refreshes an unmodified document.
+import * as vscode from 'vscode';
+import { LanguageClient } from 'vscode-languageclient/node';
+
+interface CheckoutResult {
+  text: string;
+  epoch: number;
+  uri: string;
+}
+
+interface CheckinResult {
+  applied: string[];
+  text: string | null;
+  epoch: number | null;
+  diagnostics: unknown[];
+  conflicts: { id: number; line: number; mine: string | null; theirs: string | null }[];
+}
+
+export class MemoryFileSystem implements vscode.FileSystemProvider {
+  private readonly texts = new Map<string, { text: Uint8Array; mtime: number }>();
+  private readonly emitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
+  readonly onDidChangeFile = this.emitter.event;
+
+  constructor(private readonly client: () => Promise<LanguageClient>) {}
+
+  static workspaceOf(uri: vscode.Uri): string {
+    return uri.path.replace(/\/MEMORY\.md$/, '');
+  }
+
+  private remember(uri: vscode.Uri, text: string): void {
+    this.texts.set(uri.toString(), { text: Buffer.from(text, 'utf8'), mtime: Date.now() });
+  }
+
+  /// The server's `memory/didChange`: the new render of an unmodified document.
+  refreshed(uri: string, text: string): void {
+    const parsed = vscode.Uri.parse(uri);
+    this.remember(parsed, text);
+    this.emitter.fire([{ type: vscode.FileChangeType.Changed, uri: parsed }]);
+  }
+
+  watch(): vscode.Disposable {
+    return new vscode.Disposable(() => undefined);
+  }
+
+  stat(uri: vscode.Uri): vscode.FileStat {
+    const known = this.texts.get(uri.toString());
+    return { type: vscode.FileType.File, ctime: 0, mtime: known?.mtime ?? Date.now(), size: known?.text.length ?? 0 };
+  }
+
+  async readFile(uri: vscode.Uri): Promise<Uint8Array> {
+    const client = await this.client();
+    const result: CheckoutResult = await client.sendRequest('memory/checkout', {
+      workspace: MemoryFileSystem.workspaceOf(uri),
+    });
+    this.remember(uri, result.text);
+    return this.texts.get(uri.toString())!.text;
+  }
+
+  async writeFile(uri: vscode.Uri, content: Uint8Array): Promise<void> {
+    const client = await this.client();
+    const text = Buffer.from(content).toString('utf8');
+    let result: CheckinResult;
+    try {
+      result = await client.sendRequest('memory/checkin', { uri: uri.toString(), text });
+    } catch (error) {
+      throw vscode.FileSystemError.Unavailable(`mnemo: nothing was checked in: ${(error as Error).message}`);
+    }
+    const applied = result.applied.length > 0 ? result.applied.join('; ') : 'nothing to check in';
+    const left = result.diagnostics.length;
+    if (result.text !== null) {
+      this.remember(uri, result.text);
+      // The saved document becomes the new render (what was not applied is in it, as typed).
+      setTimeout(() => this.emitter.fire([{ type: vscode.FileChangeType.Changed, uri }]), 0);
+    } else {
+      this.remember(uri, text);
+    }
+    const message = left > 0 ? `mnemo: ${applied}; ${left} left to resolve (see the problems)` : `mnemo: ${applied}`;
+    if (left > 0) {
+      void vscode.window.showWarningMessage(message);
+    } else {
+      void vscode.window.setStatusBarMessage(message, 5000);
+    }
+  }
+
+  readDirectory(): [string, vscode.FileType][] {
+    return [];
+  }
+  createDirectory(): void {
+    throw vscode.FileSystemError.NoPermissions('the memory has no directories');
+  }
+  delete(): void {
+    throw vscode.FileSystemError.NoPermissions('delete entries inside the memory document instead');
+  }
+  rename(): void {
+    throw vscode.FileSystemError.NoPermissions('the memory document cannot be renamed');
+  }
+}
