@@ -65,14 +65,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     },
   };
   client = new LanguageClient('mnemo', 'mnemo', serverOptions, clientOptions);
-  const memory = new MemoryFileSystem(async () => {
-    await client!.start();
-    return client!;
-  });
+  const status = new Status(server, workspaceRoot());
+  const memory = new MemoryFileSystem(
+    async () => {
+      await client!.start();
+      return client!;
+    },
+    () => void status.refresh(),
+  );
   context.subscriptions.push(
     vscode.workspace.registerFileSystemProvider('memory', memory, { isCaseSensitive: true }),
   );
-  const status = new Status(server, workspaceRoot());
   context.subscriptions.push(status);
   registerCommands(context, server, async () => {
     await client!.start();

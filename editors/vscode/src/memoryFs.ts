@@ -21,25 +21,46 @@ interface CheckinResult {
 }
 
 export class MemoryFileSystem implements vscode.FileSystemProvider {
-  private readonly texts = new Map<string, { text: Uint8Array; mtime: number }>();
+  private readonly texts = new Map<string, Uint8Array>();
+  /// The text the editor must show next (a check-in's new render with what
+  /// was not applied carried over, or a refresh): the next read returns it
+  /// instead of a fresh checkout, which would drop the carried entries.
+  private readonly pending = new Map<string, Uint8Array>();
+  /// Bumped only when the document changes under the editor (a check-in's
+  /// new render, a refresh), so that VS Code's "modified since" check on
+  /// save compares like with like; the size is reported as 0 for the same reason.
+  private readonly mtimes = new Map<string, number>();
   private readonly emitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
   readonly onDidChangeFile = this.emitter.event;
 
-  constructor(private readonly client: () => Promise<LanguageClient>) {}
+  constructor(
+    private readonly client: () => Promise<LanguageClient>,
+    private readonly onCheckedIn: () => void = () => undefined,
+  ) {}
 
   static workspaceOf(uri: vscode.Uri): string {
     return uri.path.replace(/\/MEMORY\.md$/, '');
   }
 
   private remember(uri: vscode.Uri, text: string): void {
-    this.texts.set(uri.toString(), { text: Buffer.from(text, 'utf8'), mtime: Date.now() });
+    this.texts.set(uri.toString(), Buffer.from(text, 'utf8'));
+  }
+
+  private next(uri: vscode.Uri, text: string): void {
+    this.remember(uri, text);
+    this.pending.set(uri.toString(), Buffer.from(text, 'utf8'));
+  }
+
+  private changed(uri: vscode.Uri): void {
+    this.mtimes.set(uri.toString(), (this.mtimes.get(uri.toString()) ?? 1) + 1);
+    this.emitter.fire([{ type: vscode.FileChangeType.Changed, uri }]);
   }
 
   /// The server's `memory/didChange`: the new render of an unmodified document.
   refreshed(uri: string, text: string): void {
     const parsed = vscode.Uri.parse(uri);
-    this.remember(parsed, text);
-    this.emitter.fire([{ type: vscode.FileChangeType.Changed, uri: parsed }]);
+    this.next(parsed, text);
+    this.changed(parsed);
   }
 
   watch(): vscode.Disposable {
@@ -47,17 +68,21 @@ export class MemoryFileSystem implements vscode.FileSystemProvider {
   }
 
   stat(uri: vscode.Uri): vscode.FileStat {
-    const known = this.texts.get(uri.toString());
-    return { type: vscode.FileType.File, ctime: 0, mtime: known?.mtime ?? Date.now(), size: known?.text.length ?? 0 };
+    return { type: vscode.FileType.File, ctime: 0, mtime: this.mtimes.get(uri.toString()) ?? 1, size: 0 };
   }
 
   async readFile(uri: vscode.Uri): Promise<Uint8Array> {
+    const waiting = this.pending.get(uri.toString());
+    if (waiting) {
+      this.pending.delete(uri.toString());
+      return waiting;
+    }
     const client = await this.client();
     const result: CheckoutResult = await client.sendRequest('memory/checkout', {
       workspace: MemoryFileSystem.workspaceOf(uri),
     });
     this.remember(uri, result.text);
-    return this.texts.get(uri.toString())!.text;
+    return this.texts.get(uri.toString())!;
   }
 
   async writeFile(uri: vscode.Uri, content: Uint8Array): Promise<void> {
@@ -72,12 +97,15 @@ export class MemoryFileSystem implements vscode.FileSystemProvider {
     const applied = result.applied.length > 0 ? result.applied.join('; ') : 'nothing to check in';
     const left = result.diagnostics.length;
     if (result.text !== null) {
-      this.remember(uri, result.text);
-      // The saved document becomes the new render (what was not applied is in it, as typed).
-      setTimeout(() => this.emitter.fire([{ type: vscode.FileChangeType.Changed, uri }]), 0);
+      this.next(uri, result.text);
+      // The saved document becomes the new render (what was not applied is in
+      // it, as typed). Announced once VS Code has finished recording the save,
+      // or it would take the change for its own write.
+      setTimeout(() => this.changed(uri), 300);
     } else {
       this.remember(uri, text);
     }
+    this.onCheckedIn();
     const message = left > 0 ? `mnemo: ${applied}; ${left} left to resolve (see the problems)` : `mnemo: ${applied}`;
     if (left > 0) {
       void vscode.window.showWarningMessage(message);

@@ -29,7 +29,12 @@ impl Settings {
     pub fn from_value(value: Option<&Value>) -> Result<Settings, String> {
         let Some(value) = value.filter(|v| !v.is_null()) else { return Ok(Settings::default()) };
         let section = value.get("mnemo").unwrap_or(value);
-        serde_json::from_value(section.clone()).map_err(|e| format!("mnemo settings: {e}"))
+        let mut settings: Settings =
+            serde_json::from_value(section.clone()).map_err(|e| format!("mnemo settings: {e}"))?;
+        // Editors send unset string settings as "": that means the default, not an empty path.
+        settings.store_path = settings.store_path.filter(|p| !p.as_os_str().is_empty());
+        settings.model_dir = settings.model_dir.filter(|p| !p.as_os_str().is_empty());
+        Ok(settings)
     }
 
     pub fn debounce(&self) -> Option<Duration> {
@@ -50,6 +55,10 @@ mod tests {
         let nested = Settings::from_value(Some(&json!({ "mnemo": { "modelDir": "/m" }, "other": 1 }))).unwrap();
         assert_eq!(nested.model_dir, Some(PathBuf::from("/m")));
         assert_eq!(Settings::from_value(None).unwrap(), Settings::default());
+        let unset = Settings::from_value(Some(
+            &json!({ "mnemo": { "storePath": "", "modelDir": "", "server": { "path": "" } } }),
+        ));
+        assert_eq!(unset.unwrap(), Settings::default(), "empty strings are unset; other keys are ignored");
         let wrong = Settings::from_value(Some(&json!({ "debounceMs": "soon" }))).unwrap_err();
         assert!(wrong.contains("debounceMs") || wrong.contains("invalid type"), "{wrong}");
     }

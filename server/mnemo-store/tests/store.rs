@@ -240,7 +240,11 @@ fn garbage_files_and_newer_schemas_are_refused_and_left_intact() {
     let err = Store::open(&newer).err().unwrap();
     assert_eq!(
         err.to_string(),
-        format!("{} has schema version 99, newer than this mnemo understands (4); upgrade mnemo", newer.display())
+        format!(
+            "{} has schema version 99, newer than this mnemo understands ({}); upgrade mnemo",
+            newer.display(),
+            mnemo_store::SCHEMA_VERSION
+        )
     );
 
     let err = Store::open(dir.path()).err().unwrap();
