@@ -8,6 +8,7 @@ mod cli_reads;
 mod concurrency;
 mod drift;
 pub(crate) mod lsp;
+mod mcp;
 mod mirror;
 mod recall;
 mod support;

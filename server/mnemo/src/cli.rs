@@ -74,6 +74,8 @@ pub enum Command {
     Check,
     /// Speak the Language Server Protocol over stdio (for VS Code, Neovim, …)
     Lsp,
+    /// Serve the Model Context Protocol over stdio (for agents: remember, recall, …)
+    Mcp,
     /// Store maintenance
     #[command(subcommand)]
     Store(StoreCommand),

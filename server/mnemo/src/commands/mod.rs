@@ -7,9 +7,10 @@ mod export;
 mod import;
 mod lifecycle;
 mod lsp;
+mod mcp;
 mod read;
-mod recall;
-mod remember;
+pub(crate) mod recall;
+pub(crate) mod remember;
 mod store;
 
 use std::process::ExitCode;
@@ -42,6 +43,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Edit => checkin::edit(&ctx),
         Command::Check => check::run(&ctx),
         Command::Lsp => lsp::run(&ctx),
+        Command::Mcp => mcp::run(ctx),
         Command::Store(command) => store::run(&ctx, command),
         Command::Import(command) => import::run(&ctx, command),
     }

@@ -16,14 +16,14 @@ use crate::output::{note_json, note_text, print_json};
 use crate::semantic::Semantic;
 
 /// A recall run: the answer, the notes it returned, and the ranking that ran.
-struct Answer {
+pub(crate) struct Answer {
     answer: RecallAnswer,
     views: Vec<NoteView>,
     mode: RankingMode,
     reason: Option<String>,
 }
 
-fn run_recall(
+pub(crate) fn run_recall(
     ctx: &Context,
     store: &mut Store,
     semantic: &mut Semantic,
@@ -46,7 +46,7 @@ fn run_recall(
 }
 
 /// A note's JSON with its trust frame.
-fn note_with_trust(ctx: &Context, view: &NoteView) -> Value {
+pub(crate) fn note_with_trust(ctx: &Context, view: &NoteView) -> Value {
     let mut note = note_json(view, ctx.now);
     note["trust"] = json!(trust_frame(view.state.provenance, view.note.content.quote.as_deref()));
     note
@@ -59,7 +59,7 @@ fn ranking_line(mode: RankingMode, reason: &Option<String>) -> String {
     }
 }
 
-fn answer_json(ctx: &Context, a: &Answer) -> Value {
+pub(crate) fn answer_json(ctx: &Context, a: &Answer) -> Value {
     let results: Vec<Value> = a
         .views
         .iter()
@@ -147,16 +147,21 @@ pub fn expand(ctx: &Context, args: Expand) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn context(ctx: &Context, args: ContextArgs) -> anyhow::Result<ExitCode> {
-    let mut store = ctx.open()?;
+/// The session-start bundle: every active directive (never ranked, never
+/// cut), then the notes relevant to `text` (or the most recent ones).
+pub(crate) fn session_context(
+    ctx: &Context,
+    store: &mut Store,
+    semantic: &mut Semantic,
+    text: &str,
+    limit: usize,
+) -> anyhow::Result<(Vec<NoteView>, Answer)> {
     let directives: Vec<NoteView> = store
         .notes(&ctx.scope(false))?
         .into_iter()
         .filter(|v| v.note.content.kind == Kind::Directive && v.state.status == Status::Active)
         .collect();
-    let text = args.query.join(" ");
-    let mut semantic = Semantic::load(ctx);
-    let (mode, reason) = semantic.ranking(&store);
+    let (mode, reason) = semantic.ranking(store);
     let relevant = if text.trim().is_empty() {
         let mut recent: Vec<NoteView> = store
             .notes(&ctx.scope(false))?
@@ -164,20 +169,33 @@ pub fn context(ctx: &Context, args: ContextArgs) -> anyhow::Result<ExitCode> {
             .filter(|v| v.state.status == Status::Active && v.note.content.kind != Kind::Directive)
             .collect();
         recent.reverse();
-        recent.truncate(args.limit);
+        recent.truncate(limit);
         Answer { answer: RecallAnswer::default(), views: recent, mode, reason }
     } else {
-        let mut request = RecallRequest::new(ctx.workspace.id.clone(), args.limit.max(1));
+        let mut request = RecallRequest::new(ctx.workspace.id.clone(), limit.max(1));
         request.kinds = Kind::ALL.iter().copied().filter(|k| *k != Kind::Directive).collect();
-        let mut answer = run_recall(ctx, &mut store, &mut semantic, &text, request)?;
+        let mut answer = run_recall(ctx, store, semantic, text, request)?;
         answer.answer.hidden.remove("other kind");
         answer
     };
+    Ok((directives, relevant))
+}
+
+/// The bundle as JSON: the directives with their trust frames, then the answer.
+pub(crate) fn context_json(ctx: &Context, directives: &[NoteView], relevant: &Answer) -> Value {
+    let directives: Vec<Value> = directives.iter().map(|v| note_with_trust(ctx, v)).collect();
+    let mut body = answer_json(ctx, relevant);
+    body["directives"] = json!(directives);
+    body
+}
+
+pub fn context(ctx: &Context, args: ContextArgs) -> anyhow::Result<ExitCode> {
+    let mut store = ctx.open()?;
+    let text = args.query.join(" ");
+    let mut semantic = Semantic::load(ctx);
+    let (directives, relevant) = session_context(ctx, &mut store, &mut semantic, &text, args.limit)?;
     if ctx.json {
-        let directives: Vec<Value> = directives.iter().map(|v| note_with_trust(ctx, v)).collect();
-        let mut body = answer_json(ctx, &relevant);
-        body["directives"] = json!(directives);
-        print_json(&body);
+        print_json(&context_json(ctx, &directives, &relevant));
         return Ok(ExitCode::SUCCESS);
     }
     println!("## Standing directives ({})", directives.len());

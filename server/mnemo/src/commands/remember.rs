@@ -32,20 +32,31 @@ pub fn run(ctx: &Context, args: Remember) -> anyhow::Result<ExitCode> {
         anchors,
     };
     let mut store = ctx.open()?;
-    let vectors = Semantic::load(ctx).vectors_for_new_note(&store, &note.title, &note.body);
-    let id = ctx.write(&mut store, |w| {
-        let id = w.create(&ctx.workspace.id, note, actor, ctx.now)?;
-        if let Some((vectors, model)) = &vectors {
-            w.put_vectors(id, &ctx.workspace.id, vectors, model)?;
-        }
-        Ok(id)
-    })?;
+    let id = create_note(ctx, &mut store, &mut Semantic::load(ctx), note, actor)?;
     if ctx.json {
         print_json(&json!({ "id": id, "provenance": provenance }));
     } else {
         println!("#{id}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Write a new note with its vectors (when a model is loaded), through the one write path.
+pub fn create_note(
+    ctx: &Context,
+    store: &mut mnemo_store::Store,
+    semantic: &mut Semantic,
+    note: NewNote,
+    actor: mnemo_core::Actor,
+) -> anyhow::Result<mnemo_core::NoteId> {
+    let vectors = semantic.vectors_for_new_note(store, &note.title, &note.body);
+    ctx.write(store, |w| {
+        let id = w.create(&ctx.workspace.id, note, actor, ctx.now)?;
+        if let Some((vectors, model)) = &vectors {
+            w.put_vectors(id, &ctx.workspace.id, vectors, model)?;
+        }
+        Ok(id)
+    })
 }
 
 /// `user-stated` with the bound quote when the user's message states the note;

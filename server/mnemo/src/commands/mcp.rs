@@ -1,0 +1,308 @@
+//! `mnemo mcp`: the Model Context Protocol over stdio (rmcp), so agents
+//! write to and read from the same store as people. Tools: remember, recall,
+//! expand, revoke, reinstate, flag_stale, history, context — every write as
+//! the agent, through the one write path; none promotes a note to `human` or
+//! forgets one. The mirror is a resource, `memory://<workspace>/MEMORY.md`.
+//! A bad argument is a tool error an agent can act on, never a crash.
+
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+
+use mnemo_core::recall::RecallRequest;
+use mnemo_core::{Actor, EventData, EventKind, Kind, NewNote, NoteId, Priority, Provenance, Status};
+use mnemo_store::Store;
+use mnemo_store::document::{DocumentKind, render_workspace};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{
+    AnnotateAble, Implementation, ListResourcesResult, PaginatedRequestParams, RawResource, ReadResourceRequestParams,
+    ReadResourceResult, ResourceContents, ServerCapabilities, ServerInfo,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::commands::recall::{answer_json, context_json, note_with_trust, run_recall, session_context};
+use crate::commands::remember::{bind_provenance, capture_anchors, create_note};
+use crate::context::Context;
+use crate::output::event_json;
+use crate::semantic::Semantic;
+
+/// What every tool works with: the context (store, workspace, clock) and the model.
+struct State {
+    ctx: Context,
+    semantic: Semantic,
+}
+
+#[derive(Clone)]
+pub struct MemoryServer {
+    state: Arc<Mutex<State>>,
+    tool_router: ToolRouter<MemoryServer>,
+}
+
+type ToolResult = Result<String, String>;
+
+fn parse<T: std::str::FromStr<Err = mnemo_core::ParseEnumError>>(text: &str) -> Result<T, String> {
+    text.parse().map_err(|e: mnemo_core::ParseEnumError| e.to_string())
+}
+
+fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_else(|e| e.to_string())
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct RememberArgs {
+    /// directive, task, gotcha, finding, reference, decision or operational
+    pub kind: String,
+    /// One line that says the whole point
+    pub title: String,
+    /// Why, and what to do about it
+    #[serde(default)]
+    pub body: String,
+    /// high, medium (default) or low
+    pub priority: Option<String>,
+    /// Code locations PATH:START-END inside the workspace
+    #[serde(default)]
+    pub anchors: Vec<String>,
+    /// The id of a note this one replaces (it becomes superseded)
+    pub supersedes: Option<NoteId>,
+    /// The user's current message, when the note states it (binds the quote: provenance user-stated)
+    pub user_message: Option<String>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct RecallArgs {
+    /// What you are about to do, or want to know
+    pub query: String,
+    /// Only these kinds (default: all)
+    #[serde(default)]
+    pub kinds: Vec<String>,
+    /// How many notes (default 10)
+    pub limit: Option<usize>,
+    /// Return stale-flagged notes as results too
+    #[serde(default)]
+    pub include_stale: bool,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct IdsArgs {
+    /// Note ids, as numbers
+    pub ids: Vec<NoteId>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct IdArgs {
+    /// A note id
+    pub id: NoteId,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct ReasonArgs {
+    /// A note id
+    pub id: NoteId,
+    /// Why: a sentence another agent or a person will read
+    pub reason: String,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct ContextArgs {
+    /// The task at hand (optional): the notes relevant to it follow the directives
+    #[serde(default)]
+    pub query: String,
+    /// How many notes after the directives (default 10)
+    pub limit: Option<usize>,
+}
+
+impl MemoryServer {
+    fn with<T>(&self, f: impl FnOnce(&mut State) -> anyhow::Result<T>) -> Result<T, String> {
+        let mut state = self.state.lock().map_err(|_| "the mnemo server is in a bad state; restart it".to_string())?;
+        // A long-lived server reads the clock per call (unless MNEMO_NOW pins it).
+        if std::env::var_os("MNEMO_NOW").is_none() {
+            let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+            state.ctx.now = mnemo_core::Timestamp(secs as i64);
+        }
+        f(&mut state).map_err(|e| format!("{e:#}"))
+    }
+
+    fn event(&self, id: NoteId, kind: EventKind, reason: Option<String>) -> ToolResult {
+        self.with(|s| {
+            let mut store = s.ctx.open()?;
+            let event = EventData { kind, actor: Actor::Agent, at: s.ctx.now, reason };
+            let scope = s.ctx.scope(false);
+            let state = s.ctx.write(&mut store, |w| w.append(&scope, id, event))?;
+            Ok(pretty(&json!({ "id": id, "state": state.status.name(), "provenance": state.provenance })))
+        })
+    }
+}
+
+#[tool_router]
+impl MemoryServer {
+    #[tool(
+        description = "Record a note in the project memory: a finding, a gotcha, a decision, a standing directive, a task, a reference or an operational fact. Write one note per point, with a one-line title that says it all. Returns the new id."
+    )]
+    fn remember(&self, Parameters(args): Parameters<RememberArgs>) -> ToolResult {
+        let kind: Kind = parse(&args.kind)?;
+        let priority: Priority = args.priority.as_deref().map(parse).transpose()?.unwrap_or(Priority::Medium);
+        self.with(|s| {
+            let anchors = capture_anchors(&s.ctx, &args.anchors)?;
+            let (provenance, quote) =
+                bind_provenance(Provenance::Agent, &args.title, &args.body, args.user_message.as_deref());
+            let note = NewNote { kind, priority, title: args.title, body: args.body, provenance, quote, anchors };
+            let mut store = s.ctx.open()?;
+            let id = match args.supersedes {
+                None => create_note(&s.ctx, &mut store, &mut s.semantic, note, Actor::Agent)?,
+                Some(old) => {
+                    let scope = s.ctx.scope(false);
+                    let (ctx, now) = (&s.ctx, s.ctx.now);
+                    ctx.write(&mut store, |w| w.supersede(&scope, old, note, Actor::Agent, now, None))?
+                }
+            };
+            Ok(pretty(&json!({ "id": id, "provenance": provenance, "supersedes": args.supersedes })))
+        })
+    }
+
+    #[tool(
+        description = "Recall the notes relevant to a query, ranked. Returns the index tier (id, kind, title, trust frame) plus what the filters hid (stale, superseded, other kinds) and which ranking ran; use expand for full bodies."
+    )]
+    fn recall(&self, Parameters(args): Parameters<RecallArgs>) -> ToolResult {
+        let kinds = args.kinds.iter().map(|k| parse::<Kind>(k)).collect::<Result<Vec<_>, _>>()?;
+        if args.query.trim().is_empty() {
+            return Err("recall needs a query; for the session-start bundle use the context tool".into());
+        }
+        self.with(|s| {
+            let mut store = s.ctx.open()?;
+            let mut request = RecallRequest::new(s.ctx.workspace.id.clone(), args.limit.unwrap_or(10).clamp(1, 100));
+            if !kinds.is_empty() {
+                request.kinds = kinds;
+            }
+            if args.include_stale {
+                request.states.push(Status::StaleFlagged.name());
+            }
+            let answer = run_recall(&s.ctx, &mut store, &mut s.semantic, &args.query, request)?;
+            Ok(pretty(&answer_json(&s.ctx, &answer)))
+        })
+    }
+
+    #[tool(description = "The full notes for these ids: body, anchors, provenance with its trust frame, state.")]
+    fn expand(&self, Parameters(args): Parameters<IdsArgs>) -> ToolResult {
+        self.with(|s| {
+            let store = s.ctx.open()?;
+            let scope = s.ctx.scope(false);
+            let notes = args
+                .ids
+                .iter()
+                .map(|id| Ok(note_with_trust(&s.ctx, &store.note(&scope, *id)?)))
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            Ok(pretty(&json!(notes)))
+        })
+    }
+
+    #[tool(description = "Revoke a note that is wrong, with the reason. The note stays in the log.")]
+    fn revoke(&self, Parameters(args): Parameters<ReasonArgs>) -> ToolResult {
+        self.event(args.id, EventKind::Revoked, Some(args.reason))
+    }
+
+    #[tool(description = "Flag a note stale (it may no longer hold, e.g. the code changed), with the reason.")]
+    fn flag_stale(&self, Parameters(args): Parameters<ReasonArgs>) -> ToolResult {
+        self.event(args.id, EventKind::StaleFlagged, Some(args.reason))
+    }
+
+    #[tool(description = "Reinstate a revoked, stale or expired note that holds again.")]
+    fn reinstate(&self, Parameters(args): Parameters<IdArgs>) -> ToolResult {
+        self.event(args.id, EventKind::Reinstated, None)
+    }
+
+    #[tool(
+        description = "The event history of a note: created, superseded, revoked, …, with dates, actors and reasons."
+    )]
+    fn history(&self, Parameters(args): Parameters<IdArgs>) -> ToolResult {
+        self.with(|s| {
+            let store = s.ctx.open()?;
+            let events = store.history(&s.ctx.scope(false), args.id)?;
+            Ok(pretty(&json!(events.iter().map(event_json).collect::<Vec<_>>())))
+        })
+    }
+
+    #[tool(
+        description = "The session-start bundle: every active directive (unranked, never cut), then the notes relevant to the task (or the most recent ones)."
+    )]
+    fn context(&self, Parameters(args): Parameters<ContextArgs>) -> ToolResult {
+        self.with(|s| {
+            let mut store = s.ctx.open()?;
+            let limit = args.limit.unwrap_or(10).clamp(1, 100);
+            let (directives, relevant) = session_context(&s.ctx, &mut store, &mut s.semantic, &args.query, limit)?;
+            Ok(pretty(&context_json(&s.ctx, &directives, &relevant)))
+        })
+    }
+}
+
+impl MemoryServer {
+    fn mirror_uri(&self) -> Result<(String, String), ErrorData> {
+        let state =
+            self.state.lock().map_err(|_| ErrorData::internal_error("the mnemo server is in a bad state", None))?;
+        let id = state.ctx.workspace.id.clone();
+        let path = if id.starts_with('/') { id.clone() } else { format!("/{id}") };
+        Ok((format!("memory://{path}/MEMORY.md"), id))
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for MemoryServer {
+    fn get_info(&self) -> ServerInfo {
+        ServerInfo::new(ServerCapabilities::builder().enable_tools().enable_resources().build())
+            .with_server_info(Implementation::new("mnemo", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "mnemo is this project's memory. At the start of a task call `context`; before changing code call \
+                 `recall` with what you are about to do; when you learn something another session would need \
+                 (a gotcha, a finding, a decision, a rule the user states), call `remember` with one note per point.",
+            )
+    }
+
+    async fn list_resources(
+        &self,
+        _: Option<PaginatedRequestParams>,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let (uri, _) = self.mirror_uri()?;
+        let mut resource = RawResource::new(uri, "MEMORY.md");
+        resource.description = Some("The workspace's memory as MEMORY.md (read-only mirror)".into());
+        resource.mime_type = Some("text/markdown".into());
+        Ok(ListResourcesResult::with_all_items(vec![resource.no_annotation()]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResult, ErrorData> {
+        let (uri, _) = self.mirror_uri()?;
+        if request.uri != uri {
+            return Err(ErrorData::resource_not_found(
+                format!("no resource {}; this server has {uri}", request.uri),
+                None,
+            ));
+        }
+        let text = self
+            .with(|s| {
+                let store: Store = s.ctx.open()?;
+                Ok(render_workspace(&store, &s.ctx.workspace, DocumentKind::Mirror)?.text)
+            })
+            .map_err(|e| ErrorData::internal_error(e, None))?;
+        Ok(ReadResourceResult::new(vec![ResourceContents::text(text, uri)]))
+    }
+}
+
+pub fn run(ctx: Context) -> anyhow::Result<ExitCode> {
+    drop(ctx.open()?);
+    let semantic = Semantic::load(&ctx);
+    let server =
+        MemoryServer { state: Arc::new(Mutex::new(State { ctx, semantic })), tool_router: MemoryServer::tool_router() };
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    runtime.block_on(async {
+        let service = server.serve(rmcp::transport::stdio()).await?;
+        service.waiting().await?;
+        anyhow::Ok(())
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
