@@ -7,6 +7,7 @@ mod cli_lifecycle;
 mod cli_reads;
 mod concurrency;
 mod drift;
+mod hooks;
 pub(crate) mod lsp;
 mod mcp;
 mod mirror;

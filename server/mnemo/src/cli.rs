@@ -76,6 +76,8 @@ pub enum Command {
     Lsp,
     /// Serve the Model Context Protocol over stdio (for agents: remember, recall, …)
     Mcp,
+    /// Agent-harness hooks: push memory into the agent's context at fixed moments
+    Hook(Hook),
     /// Store maintenance
     #[command(subcommand)]
     Store(StoreCommand),
@@ -224,6 +226,28 @@ pub struct Expand {
     pub ids: Vec<i64>,
     #[arg(long)]
     pub all_workspaces: bool,
+}
+
+#[derive(Args)]
+pub struct Hook {
+    /// session-start, user-prompt, pre-edit or post-compaction
+    #[arg(value_enum)]
+    pub event: HookEvent,
+    /// The most context to print, in tokens (about 4 characters each); directives are never cut
+    #[arg(long, default_value_t = 1500)]
+    pub budget: usize,
+}
+
+#[derive(ValueEnum, Clone, Copy, PartialEq, Eq, Debug)]
+pub enum HookEvent {
+    /// The session starts: every active directive, then the most recent notes
+    SessionStart,
+    /// The user sent a prompt: keep it for quote binding, print the notes relevant to it
+    UserPrompt,
+    /// The agent is about to edit a file: the notes anchored to it and the gotchas naming it
+    PreEdit,
+    /// The context was compacted: the directives again
+    PostCompaction,
 }
 
 #[derive(Args)]

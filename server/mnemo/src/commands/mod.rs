@@ -4,6 +4,7 @@ mod check;
 mod checkin;
 mod eval;
 mod export;
+pub(crate) mod hook;
 mod import;
 mod lifecycle;
 mod lsp;
@@ -44,6 +45,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Check => check::run(&ctx),
         Command::Lsp => lsp::run(&ctx),
         Command::Mcp => mcp::run(ctx),
+        Command::Hook(args) => hook::run(&ctx, args),
         Command::Store(command) => store::run(&ctx, command),
         Command::Import(command) => import::run(&ctx, command),
     }

@@ -18,7 +18,7 @@ use crate::semantic::Semantic;
 /// A recall run: the answer, the notes it returned, and the ranking that ran.
 pub(crate) struct Answer {
     answer: RecallAnswer,
-    views: Vec<NoteView>,
+    pub(crate) views: Vec<NoteView>,
     mode: RankingMode,
     reason: Option<String>,
 }

@@ -1,0 +1,208 @@
+//! `mnemo hook <event>`: the harness pushes memory into the agent's context
+//! at fixed moments, because agents asked to recall on their own rarely do.
+//!
+//! - session-start: every active directive (never cut), then the most recent
+//!   notes, within the budget;
+//! - user-prompt: keeps the prompt as the session's current user message (a
+//!   later `remember` that states it binds the quote), prints the notes
+//!   relevant to it;
+//! - pre-edit: the notes anchored to the file about to be edited and the
+//!   active gotchas and operational notes that name it;
+//! - post-compaction: the directives again.
+//!
+//! Input follows Claude Code's hooks (JSON on stdin: `session_id`, `prompt`,
+//! `tool_input.file_path`, `hook_event_name`); with such input the output is
+//! `{"hookSpecificOutput": {"hookEventName", "additionalContext"}}`, else
+//! plain text for other harnesses. Notes already injected in a session are
+//! not injected again (per session, in `<store dir>/sessions/`).
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use mnemo_core::index_line::index_line;
+use mnemo_core::recall::{RecallRequest, trust_frame};
+use mnemo_core::{Kind, NoteId, NoteView, Status};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::cli::{Hook, HookEvent};
+use crate::commands::recall::run_recall;
+use crate::context::Context;
+use crate::semantic::Semantic;
+
+/// What a session has been told, and what the user said last.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct SessionState {
+    pub user_message: Option<String>,
+    pub injected: Vec<NoteId>,
+}
+
+fn sessions_dir(ctx: &Context) -> PathBuf {
+    ctx.store_path.parent().unwrap_or(Path::new(".")).join("sessions")
+}
+
+fn session_file(ctx: &Context, session: &str) -> PathBuf {
+    let safe: String =
+        session.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').take(80).collect();
+    sessions_dir(ctx).join(format!("{}.json", if safe.is_empty() { "default" } else { &safe }))
+}
+
+fn load(path: &Path) -> SessionState {
+    std::fs::read_to_string(path).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default()
+}
+
+fn save(path: &Path, state: &SessionState) {
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let _ = std::fs::write(path, serde_json::to_string(state).unwrap_or_default());
+}
+
+/// The user's current message in the most recently active session, for quote binding.
+pub fn latest_user_message(ctx: &Context) -> Option<String> {
+    let entries = std::fs::read_dir(sessions_dir(ctx)).ok()?;
+    let newest = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .max_by_key(|(modified, _)| *modified)?;
+    load(&newest.1).user_message
+}
+
+/// A budget in characters (about four per token).
+struct Budget(usize);
+
+impl Budget {
+    fn take(&mut self, text: &str) -> bool {
+        if text.len() > self.0 {
+            return false;
+        }
+        self.0 -= text.len();
+        true
+    }
+}
+
+fn framed(view: &NoteView) -> String {
+    format!("({})", trust_frame(view.state.provenance, view.note.content.quote.as_deref()))
+}
+
+fn directive_lines(views: &[NoteView]) -> Vec<String> {
+    let mut out = Vec::new();
+    for view in views.iter().filter(|v| v.note.content.kind == Kind::Directive && v.state.status == Status::Active) {
+        out.push(format!("- [#{}] {} {}", view.note.id, view.note.content.title, framed(view)));
+        out.extend(view.note.content.body.lines().map(|l| format!("  {l}")));
+    }
+    out
+}
+
+/// Index lines of `views` not yet injected, within the budget; records what it printed.
+fn index_lines(ctx: &Context, views: &[NoteView], session: &mut SessionState, budget: &mut Budget) -> Vec<String> {
+    let mut out = Vec::new();
+    for view in views {
+        if session.injected.contains(&view.note.id) {
+            continue;
+        }
+        let line = format!("{} {}", index_line(&view.note, &view.state, ctx.now), framed(view));
+        if !budget.take(&line) {
+            break;
+        }
+        session.injected.push(view.note.id);
+        out.push(line);
+    }
+    out
+}
+
+pub fn run(ctx: &Context, args: Hook) -> anyhow::Result<ExitCode> {
+    let mut input = String::new();
+    let _ = std::io::stdin().read_to_string(&mut input);
+    let payload: Option<Value> = serde_json::from_str(&input).ok();
+    let field = |name: &str| payload.as_ref().and_then(|p| p.get(name)).and_then(Value::as_str).map(str::to_string);
+    let session_path = session_file(ctx, &field("session_id").unwrap_or_else(|| "default".into()));
+    let mut session = load(&session_path);
+    let mut budget = Budget(args.budget.saturating_mul(4));
+    let mut store = ctx.open()?;
+    let views = store.notes(&ctx.scope(false))?;
+    let mut lines: Vec<String> = Vec::new();
+    match args.event {
+        HookEvent::SessionStart | HookEvent::PostCompaction => {
+            if args.event == HookEvent::PostCompaction {
+                session.injected.clear();
+            }
+            let directives = directive_lines(&views);
+            if !directives.is_empty() {
+                lines.push("Standing directives for this project (mnemo):".into());
+                lines.extend(directives);
+            }
+            let mut recent: Vec<NoteView> = views
+                .iter()
+                .filter(|v| v.state.status == Status::Active && v.note.content.kind != Kind::Directive)
+                .cloned()
+                .collect();
+            recent.reverse();
+            let index = index_lines(ctx, &recent, &mut session, &mut budget);
+            if !index.is_empty() {
+                lines.push("Recent notes (`mnemo expand ID` or the expand tool shows one in full):".into());
+                lines.extend(index);
+            }
+        }
+        HookEvent::UserPrompt => {
+            let prompt = field("prompt").unwrap_or_else(|| input.trim().to_string());
+            if !prompt.trim().is_empty() {
+                session.user_message = Some(prompt.clone());
+                let mut request = RecallRequest::new(ctx.workspace.id.clone(), 8);
+                request.kinds = Kind::ALL.iter().copied().filter(|k| *k != Kind::Directive).collect();
+                let answer = run_recall(ctx, &mut store, &mut Semantic::load(ctx), &prompt, request)?;
+                let index = index_lines(ctx, &answer.views, &mut session, &mut budget);
+                if !index.is_empty() {
+                    lines.push("Notes from the project memory relevant to this prompt (mnemo):".into());
+                    lines.extend(index);
+                }
+            }
+        }
+        HookEvent::PreEdit => {
+            let file = payload
+                .as_ref()
+                .and_then(|p| p.pointer("/tool_input/file_path"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .unwrap_or_else(|| input.trim().to_string());
+            let relative = match &ctx.workspace.root {
+                Some(root) => Path::new(&file)
+                    .strip_prefix(root)
+                    .map(|p| p.to_string_lossy().into_owned())
+                    .unwrap_or(file.clone()),
+                None => file.clone(),
+            };
+            let name = Path::new(&relative).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let relevant: Vec<NoteView> = views
+                .iter()
+                .filter(|v| v.state.status == Status::Active)
+                .filter(|v| {
+                    let c = &v.note.content;
+                    let anchored = c.anchors.iter().any(|a| a.path == relative);
+                    let names = matches!(c.kind, Kind::Gotcha | Kind::Operational)
+                        && !name.is_empty()
+                        && (c.title.contains(&relative) || c.body.contains(&relative) || c.title.contains(&name));
+                    anchored || names
+                })
+                .cloned()
+                .collect();
+            let index = index_lines(ctx, &relevant, &mut session, &mut budget);
+            if !index.is_empty() {
+                lines.push(format!("Before editing {relative}, the project memory says (mnemo):"));
+                lines.extend(index);
+            }
+        }
+    }
+    save(&session_path, &session);
+    let text = lines.join("\n");
+    match field("hook_event_name") {
+        Some(event) => {
+            let out = json!({ "hookSpecificOutput": { "hookEventName": event, "additionalContext": text } });
+            println!("{out}");
+        }
+        None if !text.is_empty() => println!("{text}"),
+        None => {}
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,93 @@
+//! `mnemo hook` with recorded Claude Code payloads: session start, a user
+//! prompt (kept for quote binding), pre-edit of an anchored file, and after
+//! compaction — each injected once per session, within the budget.
+
+use std::io::Write;
+use std::process::Stdio;
+
+use serde_json::{Value, json};
+
+use crate::support::Env;
+
+fn hook(env: &Env, event: &str, payload: &str) -> String {
+    let mut child = env
+        .command(&["hook", event])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(payload.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn context_of(output: &str, event: &str) -> String {
+    let value: Value = serde_json::from_str(output).unwrap_or_else(|e| panic!("{e}: {output}"));
+    assert_eq!(value["hookSpecificOutput"]["hookEventName"], event);
+    value["hookSpecificOutput"]["additionalContext"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn hooks_inject_directives_prompt_recall_and_pre_edit_notes_once_per_session() {
+    let env = Env::new();
+    env.ok(&["remember", "--kind", "directive", "--title", "Run the tests inside the venv", "--as-human"]);
+    let gotcha = env.ok(&[
+        "remember",
+        "--kind",
+        "gotcha",
+        "--title",
+        "Release the lock before restarting",
+        "--anchor",
+        "src/lock.rs:2-3",
+    ]);
+    let gotcha = gotcha.trim().to_string();
+    env.ok(&["remember", "--kind", "finding", "--title", "Cache hit ratio is 0.91 on the nightly corpus"]);
+    let cwd = env.root.display().to_string();
+
+    let start = json!({ "session_id": "s-1", "transcript_path": "/tmp/t.jsonl", "cwd": cwd, "hook_event_name": "SessionStart", "source": "startup" });
+    let context = context_of(&hook(&env, "session-start", &start.to_string()), "SessionStart");
+    assert!(
+        context.starts_with(
+            "Standing directives for this project (mnemo):\n- [#1] Run the tests inside the venv (endorsed by a person)"
+        ),
+        "{context}"
+    );
+    assert!(context.contains("Cache hit ratio") && context.contains("Release the lock"), "{context}");
+
+    let prompt = json!({ "session_id": "s-1", "cwd": cwd, "hook_event_name": "UserPromptSubmit", "prompt": "Always squash commits before merging. Also, what was the cache hit ratio?" });
+    let recalled = context_of(&hook(&env, "user-prompt", &prompt.to_string()), "UserPromptSubmit");
+    assert_eq!(recalled, "", "notes already injected this session are not injected again");
+
+    // Quote binding: a note the user stated verbatim is user-stated; a paraphrase is not.
+    let stated = env.json(&["remember", "--kind", "directive", "--title", "Always squash commits before merging"]);
+    assert_eq!(stated["provenance"], "user-stated");
+    assert_eq!(env.json(&["show", &stated["id"].to_string()])["quote"], "Always squash commits before merging");
+    let paraphrase = env.json(&["remember", "--kind", "directive", "--title", "Squash before you merge"]);
+    assert_eq!(paraphrase["provenance"], "agent");
+    // A new session's prompt recalls what it has not been told yet.
+    let fresh = json!({ "session_id": "s-3", "cwd": cwd, "hook_event_name": "UserPromptSubmit", "prompt": "what was the cache hit ratio on the nightly corpus?" });
+    let recalled = context_of(&hook(&env, "user-prompt", &fresh.to_string()), "UserPromptSubmit");
+    assert!(recalled.starts_with("Notes from the project memory relevant to this prompt (mnemo):"), "{recalled}");
+    assert!(recalled.contains("Cache hit ratio is 0.91"), "{recalled}");
+
+    let edit = json!({ "session_id": "s-2", "cwd": cwd, "hook_event_name": "PreToolUse", "tool_name": "Edit",
+        "tool_input": { "file_path": env.root.join("src/lock.rs").display().to_string(), "old_string": "a", "new_string": "b" } });
+    let before_edit = context_of(&hook(&env, "pre-edit", &edit.to_string()), "PreToolUse");
+    assert!(before_edit.starts_with("Before editing src/lock.rs, the project memory says (mnemo):"), "{before_edit}");
+    assert!(before_edit.contains(&format!("[{gotcha}]")) && before_edit.contains("Release the lock"), "{before_edit}");
+    assert!(!before_edit.contains("Cache hit ratio"), "only the notes about that file: {before_edit}");
+    let again = context_of(&hook(&env, "pre-edit", &edit.to_string()), "PreToolUse");
+    assert_eq!(again, "", "deduplicated per session");
+
+    let compacted = json!({ "session_id": "s-2", "cwd": cwd, "hook_event_name": "SessionStart", "source": "compact" });
+    let after = context_of(&hook(&env, "post-compaction", &compacted.to_string()), "SessionStart");
+    assert!(after.contains("Run the tests inside the venv") && after.contains("Always squash commits"), "{after}");
+
+    // Other harnesses: plain text in, plain text out; a tight budget never cuts directives.
+    let plain = env.command(&["hook", "session-start", "--budget", "1"]).stdin(Stdio::null()).output().unwrap();
+    let plain = String::from_utf8(plain.stdout).unwrap();
+    assert!(plain.starts_with("Standing directives for this project (mnemo):"), "{plain}");
+    assert!(plain.contains("Squash before you merge") && !plain.contains("Recent notes"), "{plain}");
+}
