@@ -91,3 +91,54 @@ fn hooks_inject_directives_prompt_recall_and_pre_edit_notes_once_per_session() {
     assert!(plain.starts_with("Standing directives for this project (mnemo):"), "{plain}");
     assert!(plain.contains("Squash before you merge") && !plain.contains("Recent notes"), "{plain}");
 }
+
+#[test]
+fn hook_install_merges_into_claude_code_settings_and_never_clobbers() {
+    let env = Env::new();
+    std::fs::create_dir_all(env.root.join(".claude")).unwrap();
+    let theirs = json!({ "model": "opus", "hooks": { "PreToolUse": [{ "matcher": "Bash", "hooks": [{ "type": "command", "command": "./guard.sh" }] }] } });
+    std::fs::write(env.root.join(".claude/settings.json"), theirs.to_string()).unwrap();
+    let out = env.ok(&["hook", "install", "--claude-code"]);
+    assert!(out.starts_with("4 hooks added to"), "{out}");
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.root.join(".claude/settings.json")).unwrap()).unwrap();
+    assert_eq!(settings["model"], "opus", "their settings stay");
+    let pre = settings["hooks"]["PreToolUse"].as_array().unwrap();
+    assert_eq!(pre[0]["hooks"][0]["command"], "./guard.sh");
+    assert_eq!(
+        (pre[1]["matcher"].as_str(), pre[1]["hooks"][0]["command"].as_str()),
+        (Some("Edit|Write|MultiEdit"), Some("mnemo hook pre-edit"))
+    );
+    assert_eq!(settings["hooks"]["SessionStart"].as_array().unwrap().len(), 2);
+    let mcp: Value = serde_json::from_str(&std::fs::read_to_string(env.root.join(".mcp.json")).unwrap()).unwrap();
+    assert_eq!(mcp["mcpServers"]["mnemo"], json!({ "command": "mnemo", "args": ["mcp"] }));
+    let again = env.ok(&["hook", "install", "--claude-code"]);
+    assert!(again.starts_with("0 hooks added") && again.contains("MCP server already"), "{again}");
+
+    std::fs::write(env.root.join(".mcp.json"), "{ broken").unwrap();
+    let err = env.fails(&["hook", "install", "--claude-code"], 1);
+    assert!(err.contains(".mcp.json is not valid JSON") && err.contains("never overwrites"), "{err}");
+    assert_eq!(std::fs::read_to_string(env.root.join(".mcp.json")).unwrap(), "{ broken");
+}
+
+#[test]
+fn a_claude_md_becomes_human_directives_once() {
+    let env = Env::new();
+    let file = env.root.join("CLAUDE.md");
+    std::fs::write(&file, "# Rules\n\n- Run the tests through cargo nextest\n- Never commit secrets\n  not even in fixtures\n\nPrefer small files with one job.\n").unwrap();
+    let out = env.ok(&["import", "claude-md", file.to_str().unwrap()]);
+    assert!(out.ends_with(&format!("3 directives imported from {}\n", file.display())), "{out}");
+    let listed = env.json(&["list", "--kind", "directive"]);
+    let notes = listed["notes"].as_array().unwrap();
+    assert_eq!(notes.len(), 3);
+    assert!(notes.iter().all(|n| n["provenance"] == "human"));
+    let secrets = notes.iter().find(|n| n["title"] == "Never commit secrets").unwrap();
+    assert_eq!(env.json(&["show", &secrets["id"].to_string()])["body"], "not even in fixtures");
+    std::fs::write(
+        &file,
+        "- Run the tests through cargo nextest\n- Never commit secrets\n- Keep the MEMORY.md mirror enabled\n",
+    )
+    .unwrap();
+    let again = env.ok(&["import", "agents-md", file.to_str().unwrap()]);
+    assert!(again.starts_with("#4 Keep the MEMORY.md mirror enabled\n1 directives imported"), "{again}");
+}

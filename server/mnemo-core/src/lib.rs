@@ -9,6 +9,7 @@ pub mod checkin;
 pub mod debounce;
 pub mod expiry;
 pub mod index_line;
+pub mod instructions;
 pub mod lifecycle;
 pub mod memory_md;
 pub mod model;

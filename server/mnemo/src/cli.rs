@@ -236,6 +236,9 @@ pub struct Hook {
     /// The most context to print, in tokens (about 4 characters each); directives are never cut
     #[arg(long, default_value_t = 1500)]
     pub budget: usize,
+    /// With `install`: write the hooks into .claude/settings.json and the MCP server into .mcp.json
+    #[arg(long)]
+    pub claude_code: bool,
 }
 
 #[derive(ValueEnum, Clone, Copy, PartialEq, Eq, Debug)]
@@ -248,6 +251,8 @@ pub enum HookEvent {
     PreEdit,
     /// The context was compacted: the directives again
     PostCompaction,
+    /// Install the hooks and the MCP server into an agent harness's project settings (--claude-code)
+    Install,
 }
 
 #[derive(Args)]
@@ -332,6 +337,10 @@ pub enum ImportCommand {
         #[command(flatten)]
         person: Person,
     },
+    /// A CLAUDE.md: each bullet or paragraph becomes a directive (provenance human); re-importing adds only new ones
+    ClaudeMd { file: PathBuf },
+    /// An AGENTS.md, the same way
+    AgentsMd { file: PathBuf },
 }
 
 fn parse_word<T: std::str::FromStr<Err = mnemo_core::ParseEnumError>>(text: &str) -> Result<T, String> {

@@ -113,6 +113,9 @@ fn index_lines(ctx: &Context, views: &[NoteView], session: &mut SessionState, bu
 }
 
 pub fn run(ctx: &Context, args: Hook) -> anyhow::Result<ExitCode> {
+    if args.event == HookEvent::Install {
+        return install(ctx, args.claude_code);
+    }
     let mut input = String::new();
     let _ = std::io::stdin().read_to_string(&mut input);
     let payload: Option<Value> = serde_json::from_str(&input).ok();
@@ -193,6 +196,7 @@ pub fn run(ctx: &Context, args: Hook) -> anyhow::Result<ExitCode> {
                 lines.extend(index);
             }
         }
+        HookEvent::Install => unreachable!("handled above"),
     }
     save(&session_path, &session);
     let text = lines.join("\n");
@@ -204,5 +208,80 @@ pub fn run(ctx: &Context, args: Hook) -> anyhow::Result<ExitCode> {
         None if !text.is_empty() => println!("{text}"),
         None => {}
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The hooks mnemo installs into Claude Code: (event, matcher, command).
+const CLAUDE_CODE_HOOKS: [(&str, Option<&str>, &str); 4] = [
+    ("SessionStart", Some("startup|resume|clear"), "mnemo hook session-start"),
+    ("SessionStart", Some("compact"), "mnemo hook post-compaction"),
+    ("UserPromptSubmit", None, "mnemo hook user-prompt"),
+    ("PreToolUse", Some("Edit|Write|MultiEdit"), "mnemo hook pre-edit"),
+];
+
+fn read_json(path: &Path) -> anyhow::Result<Value> {
+    match std::fs::read_to_string(path) {
+        Ok(text) if text.trim().is_empty() => Ok(json!({})),
+        Ok(text) => serde_json::from_str(&text).map_err(|e| {
+            anyhow::anyhow!("{} is not valid JSON ({e}); fix it first — mnemo never overwrites it", path.display())
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(json!({})),
+        Err(e) => Err(anyhow::anyhow!("cannot read {}: {e}", path.display())),
+    }
+}
+
+/// `mnemo hook install --claude-code`: merge the hooks into
+/// `.claude/settings.json` and the MCP server into `.mcp.json`, keeping every
+/// setting already there; running it twice changes nothing.
+pub fn install(ctx: &Context, claude_code: bool) -> anyhow::Result<ExitCode> {
+    if !claude_code {
+        anyhow::bail!("say which harness: `mnemo hook install --claude-code` (see the README for Codex and others)");
+    }
+    let root = ctx.workspace.root.clone().ok_or_else(|| {
+        anyhow::anyhow!("the workspace {} is only a name; run this in the project directory", ctx.workspace.id)
+    })?;
+    let settings_path = root.join(".claude/settings.json");
+    let mut settings = read_json(&settings_path)?;
+    let mcp_path = root.join(".mcp.json");
+    let mut mcp = read_json(&mcp_path)?;
+    let (Some(settings_map), Some(mcp_map)) = (settings.as_object_mut(), mcp.as_object_mut()) else {
+        anyhow::bail!("{} and {} must hold JSON objects", settings_path.display(), mcp_path.display());
+    };
+    let hooks = settings_map.entry("hooks").or_insert_with(|| json!({}));
+    let mut added = 0;
+    for (event, matcher, command) in CLAUDE_CODE_HOOKS {
+        let list = hooks
+            .as_object_mut()
+            .ok_or_else(|| anyhow::anyhow!("\"hooks\" in {} is not an object", settings_path.display()))?;
+        let entries = list.entry(event).or_insert_with(|| json!([]));
+        let entries = entries.as_array_mut().ok_or_else(|| anyhow::anyhow!("hooks.{event} is not a list"))?;
+        let present =
+            entries.iter().any(|e| e["hooks"].as_array().is_some_and(|h| h.iter().any(|h| h["command"] == command)));
+        if !present {
+            let mut entry = json!({ "hooks": [{ "type": "command", "command": command }] });
+            if let Some(matcher) = matcher {
+                entry["matcher"] = json!(matcher);
+            }
+            entries.push(entry);
+            added += 1;
+        }
+    }
+    let servers = mcp_map.entry("mcpServers").or_insert_with(|| json!({}));
+    let servers = servers
+        .as_object_mut()
+        .ok_or_else(|| anyhow::anyhow!("\"mcpServers\" in {} is not an object", mcp_path.display()))?;
+    let server_added = !servers.contains_key("mnemo");
+    if server_added {
+        servers.insert("mnemo".into(), json!({ "command": "mnemo", "args": ["mcp"] }));
+    }
+    std::fs::create_dir_all(root.join(".claude"))?;
+    std::fs::write(&settings_path, serde_json::to_string_pretty(&settings)? + "\n")?;
+    std::fs::write(&mcp_path, serde_json::to_string_pretty(&mcp)? + "\n")?;
+    println!(
+        "{added} hooks added to {}; MCP server {} in {}",
+        settings_path.display(),
+        if server_added { "added" } else { "already" },
+        mcp_path.display()
+    );
     Ok(ExitCode::SUCCESS)
 }

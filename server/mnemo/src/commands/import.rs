@@ -1,4 +1,6 @@
-//! `mnemo import jsonl FILE`: bulk import in one transaction.
+//! `mnemo import jsonl FILE`: bulk import in one transaction; `mnemo import
+//! claude-md FILE` / `agents-md FILE`: a person's instruction file as
+//! directives (provenance human), idempotent on re-import.
 
 use std::process::ExitCode;
 
@@ -13,7 +15,10 @@ use mnemo_core::recall::RankingMode;
 use mnemo_store::import_jsonl;
 
 pub fn run(ctx: &Context, command: ImportCommand) -> anyhow::Result<ExitCode> {
-    let ImportCommand::Jsonl { file, person } = command;
+    let (file, person) = match command {
+        ImportCommand::Jsonl { file, person } => (file, person),
+        ImportCommand::ClaudeMd { file } | ImportCommand::AgentsMd { file } => return instructions(ctx, &file),
+    };
     let reader =
         std::fs::File::open(&file).with_context(|| format!("cannot open {}; check the path", file.display()))?;
     let mut store = ctx.open()?;
@@ -39,6 +44,52 @@ pub fn run(ctx: &Context, command: ImportCommand) -> anyhow::Result<ExitCode> {
     } else {
         let how = if embedded.is_some() { "embedded" } else { "not embedded: no model" };
         println!("imported {} notes ({} events, {how}) from {}", report.notes, report.events, file.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Each rule of an instruction file becomes a directive, unless the
+/// workspace already has a live directive with that title.
+fn instructions(ctx: &Context, file: &std::path::Path) -> anyhow::Result<ExitCode> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("cannot read {}; check the path", file.display()))?;
+    let rules = mnemo_core::instructions::rules(&text);
+    let mut store = ctx.open()?;
+    let scope = ctx.scope(false);
+    let existing: std::collections::HashSet<String> = store
+        .notes(&scope)?
+        .into_iter()
+        .filter(|v| v.note.content.kind == mnemo_core::Kind::Directive)
+        .filter(|v| matches!(v.state.status, mnemo_core::Status::Active | mnemo_core::Status::StaleFlagged))
+        .map(|v| v.note.content.title)
+        .collect();
+    let mut semantic = Semantic::load(ctx);
+    let mut created = Vec::new();
+    for rule in rules {
+        let title = mnemo_core::model::normalize_title(&rule.title);
+        if existing.contains(&title) || created.iter().any(|(_, t): &(i64, String)| *t == title) {
+            continue;
+        }
+        let note = mnemo_core::NewNote {
+            kind: mnemo_core::Kind::Directive,
+            priority: mnemo_core::Priority::High,
+            title: title.clone(),
+            body: rule.body,
+            provenance: mnemo_core::Provenance::Human,
+            quote: None,
+            anchors: Vec::new(),
+        };
+        let id =
+            crate::commands::remember::create_note(ctx, &mut store, &mut semantic, note, mnemo_core::Actor::Human)?;
+        created.push((id, title));
+    }
+    if ctx.json {
+        print_json(&json!({ "created": created.iter().map(|(id, _)| id).collect::<Vec<_>>() }));
+    } else {
+        for (id, title) in &created {
+            println!("#{id} {title}");
+        }
+        println!("{} directives imported from {}", created.len(), file.display());
     }
     Ok(ExitCode::SUCCESS)
 }
