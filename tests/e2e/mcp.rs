@@ -51,6 +51,18 @@ impl Mcp {
         }
     }
 
+    /// The next notification named `method`.
+    fn notification(&mut self, method: &str) -> Value {
+        loop {
+            let mut line = String::new();
+            assert!(self.stdout.read_line(&mut line).unwrap() > 0, "the server closed stdout");
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["method"] == method {
+                return message;
+            }
+        }
+    }
+
     /// Call a tool; its text and whether it is an error.
     fn call(&mut self, tool: &str, arguments: Value) -> (String, bool) {
         let answer = self.request("tools/call", json!({ "name": tool, "arguments": arguments }));
@@ -110,6 +122,12 @@ fn an_agent_remembers_recalls_revokes_and_reads_the_memory_over_mcp() {
     let read = mcp.request("resources/read", json!({ "uri": uri }));
     let text = read["result"]["contents"][0]["text"].as_str().unwrap();
     assert!(text.starts_with("<!-- mnemo mirror") && text.contains("REVOKED"), "{text}");
+    // Subscribed: another process's write is announced.
+    let subscribed = mcp.request("resources/subscribe", json!({ "uri": uri }));
+    assert!(subscribed.get("error").is_none(), "{subscribed}");
+    env.remember("finding", "Written by another process");
+    let updated = mcp.notification("notifications/resources/updated");
+    assert_eq!(updated["params"]["uri"], uri.as_str());
 
     // Bad input: tool errors that say what to do; the server keeps serving.
     let (bad_kind, error) = mcp.call("remember", json!({ "kind": "gotchas", "title": "x" }));

@@ -2,7 +2,8 @@
 //! write to and read from the same store as people. Tools: remember, recall,
 //! expand, revoke, reinstate, flag_stale, history, context — every write as
 //! the agent, through the one write path; none promotes a note to `human` or
-//! forgets one. The mirror is a resource, `memory://<workspace>/MEMORY.md`.
+//! forgets one. The mirror is a resource, `memory://<workspace>/MEMORY.md`,
+//! with `notifications/resources/updated` when any process writes.
 //! A bad argument is a tool error an agent can act on, never a crash.
 
 use std::process::ExitCode;
@@ -16,7 +17,8 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     AnnotateAble, Implementation, ListResourcesResult, PaginatedRequestParams, RawResource, ReadResourceRequestParams,
-    ReadResourceResult, ResourceContents, ServerCapabilities, ServerInfo,
+    ReadResourceResult, ResourceContents, ResourceUpdatedNotificationParam, ServerCapabilities, ServerInfo,
+    SubscribeRequestParams, UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
@@ -39,6 +41,8 @@ struct State {
 pub struct MemoryServer {
     state: Arc<Mutex<State>>,
     tool_router: ToolRouter<MemoryServer>,
+    /// The watch on the store while a client is subscribed to the mirror resource.
+    watch: Arc<Mutex<Option<mnemo_store::store_watch::StoreWatcher>>>,
 }
 
 type ToolResult = Result<String, String>;
@@ -250,13 +254,15 @@ impl MemoryServer {
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for MemoryServer {
     fn get_info(&self) -> ServerInfo {
-        ServerInfo::new(ServerCapabilities::builder().enable_tools().enable_resources().build())
-            .with_server_info(Implementation::new("mnemo", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
-                "mnemo is this project's memory. At the start of a task call `context`; before changing code call \
+        ServerInfo::new(
+            ServerCapabilities::builder().enable_tools().enable_resources().enable_resources_subscribe().build(),
+        )
+        .with_server_info(Implementation::new("mnemo", env!("CARGO_PKG_VERSION")))
+        .with_instructions(
+            "mnemo is this project's memory. At the start of a task call `context`; before changing code call \
                  `recall` with what you are about to do; when you learn something another session would need \
                  (a gotcha, a finding, a decision, a rule the user states), call `remember` with one note per point.",
-            )
+        )
     }
 
     async fn list_resources(
@@ -269,6 +275,47 @@ impl ServerHandler for MemoryServer {
         resource.description = Some("The workspace's memory as MEMORY.md (read-only mirror)".into());
         resource.mime_type = Some("text/markdown".into());
         Ok(ListResourcesResult::with_all_items(vec![resource.no_annotation()]))
+    }
+
+    /// Subscribing to the mirror: every store write (by any process) is
+    /// announced with `notifications/resources/updated`, debounced.
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let (uri, _) = self.mirror_uri()?;
+        if request.uri != uri {
+            return Err(ErrorData::resource_not_found(
+                format!("no resource {}; this server has {uri}", request.uri),
+                None,
+            ));
+        }
+        let store_path =
+            self.state.lock().map_err(|_| ErrorData::internal_error("bad state", None))?.ctx.store_path.clone();
+        let (sender, mut changes) = tokio::sync::mpsc::unbounded_channel::<()>();
+        let watcher = mnemo_store::store_watch::watch_store(&store_path, move || {
+            let _ = sender.send(());
+        })
+        .map_err(|e| ErrorData::internal_error(format!("cannot watch the store: {e}"), None))?;
+        let peer = context.peer.clone();
+        tokio::spawn(async move {
+            while changes.recv().await.is_some() {
+                while let Ok(Some(())) =
+                    tokio::time::timeout(std::time::Duration::from_millis(200), changes.recv()).await
+                {}
+                if peer.notify_resource_updated(ResourceUpdatedNotificationParam::new(uri.clone())).await.is_err() {
+                    break;
+                }
+            }
+        });
+        *self.watch.lock().map_err(|_| ErrorData::internal_error("bad state", None))? = Some(watcher);
+        Ok(())
+    }
+
+    async fn unsubscribe(&self, _: UnsubscribeRequestParams, _: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+        *self.watch.lock().map_err(|_| ErrorData::internal_error("bad state", None))? = None;
+        Ok(())
     }
 
     async fn read_resource(
@@ -296,8 +343,11 @@ impl ServerHandler for MemoryServer {
 pub fn run(ctx: Context) -> anyhow::Result<ExitCode> {
     drop(ctx.open()?);
     let semantic = Semantic::load(&ctx);
-    let server =
-        MemoryServer { state: Arc::new(Mutex::new(State { ctx, semantic })), tool_router: MemoryServer::tool_router() };
+    let server = MemoryServer {
+        state: Arc::new(Mutex::new(State { ctx, semantic })),
+        tool_router: MemoryServer::tool_router(),
+        watch: Arc::default(),
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(async {
         let service = server.serve(rmcp::transport::stdio()).await?;
