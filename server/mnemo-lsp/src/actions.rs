@@ -47,7 +47,8 @@ pub enum CommandRequest {
     OpenNote { id: NoteId },
 }
 
-fn action(title: String, command: &str, arguments: Vec<Value>) -> CodeActionOrCommand {
+/// A quick fix that runs `command` with `arguments`.
+pub(crate) fn action(title: String, command: &str, arguments: Vec<Value>) -> CodeActionOrCommand {
     CodeActionOrCommand::CodeAction(CodeAction {
         title: title.clone(),
         kind: Some(CodeActionKind::QUICKFIX),

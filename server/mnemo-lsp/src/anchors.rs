@@ -12,10 +12,11 @@ use mnemo_core::memory_md::ParsedCheckout;
 use mnemo_store::drift::{AnchorCheck, Drift};
 use serde_json::Value;
 use tower_lsp_server::ls_types::{
-    CodeAction, CodeActionKind, CodeActionOrCommand, CodeLens, Command, Diagnostic, DiagnosticRelatedInformation,
-    DiagnosticSeverity, Location, Position, Range, Uri,
+    CodeActionOrCommand, CodeLens, Command, Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity, Location,
+    Position, Range, Uri,
 };
 
+use crate::actions::action;
 use crate::to_proto::Lines;
 
 /// The latest drift check of the workspace.
@@ -183,15 +184,6 @@ pub fn code_lenses(relative: &str, state: &DriftState) -> Vec<CodeLens> {
             }
         })
         .collect()
-}
-
-fn action(title: String, command: &str, arguments: Vec<Value>) -> CodeActionOrCommand {
-    CodeActionOrCommand::CodeAction(CodeAction {
-        title: title.clone(),
-        kind: Some(CodeActionKind::QUICKFIX),
-        command: Some(Command { title, command: command.into(), arguments: Some(arguments) }),
-        ..CodeAction::default()
-    })
 }
 
 /// Actions on the anchored lines under the cursor.
