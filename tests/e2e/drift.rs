@@ -9,6 +9,16 @@ fn anchored(env: &Env, title: &str, spec: &str) -> i64 {
     out.trim().trim_start_matches('#').parse().unwrap()
 }
 
+/// Two `mnemo check` processes at the same time.
+fn check_twice_at_once(env: &Env) {
+    std::thread::scope(|s| {
+        let a = s.spawn(|| env.ok(&["check"]));
+        let b = s.spawn(|| env.ok(&["check"]));
+        a.join().unwrap();
+        b.join().unwrap();
+    });
+}
+
 fn stale_events(env: &Env, id: i64) -> Vec<String> {
     env.json(&["history", &id.to_string()])
         .as_array()
@@ -59,12 +69,7 @@ fn check_reports_moved_drifted_and_missing_anchors_and_flags_each_drift_once() {
 
     // Two processes at once, after a person reinstated: the same drift never flags again.
     env.ok(&["reinstate", &lock.to_string()]);
-    std::thread::scope(|s| {
-        let a = s.spawn(|| env.ok(&["check"]));
-        let b = s.spawn(|| env.ok(&["check"]));
-        a.join().unwrap();
-        b.join().unwrap();
-    });
+    check_twice_at_once(&env);
     assert_eq!(stale_events(&env, lock).len(), 1);
     assert_eq!(env.json(&["show", &lock.to_string()])["state"], "active", "reinstated after drift: fresh again");
 
@@ -73,12 +78,7 @@ fn check_reports_moved_drifted_and_missing_anchors_and_flags_each_drift_once() {
         .unwrap()
         .replace("line two, edited", "line two, edited twice");
     std::fs::write(env.root.join("src/lock.rs"), text).unwrap();
-    std::thread::scope(|s| {
-        let a = s.spawn(|| env.ok(&["check"]));
-        let b = s.spawn(|| env.ok(&["check"]));
-        a.join().unwrap();
-        b.join().unwrap();
-    });
+    check_twice_at_once(&env);
     assert_eq!(stale_events(&env, lock).len(), 2);
     let json = env.json(&["check"]);
     assert_eq!(json["files"], 2);

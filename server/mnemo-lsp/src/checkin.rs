@@ -9,19 +9,15 @@ use mnemo_core::checkin::Resolutions;
 use mnemo_store::checkout::CheckinOutcome;
 use mnemo_store::mirror::write_atomically;
 use serde_json::Value;
-use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
+use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::{DidSaveTextDocumentParams, MessageType, Uri};
 
 use crate::diagnostics::checkout_problem;
 use crate::documents::DocumentKind;
 use crate::ext::{CheckinParams, CheckinResult, ConflictInfo};
 use crate::refresh::{MemoryDidChange, MemoryDidChangeParams};
-use crate::server::{Backend, internal, refresh_mirror};
+use crate::server::{Backend, internal, invalid, refresh_mirror};
 use crate::to_proto::Lines;
-
-fn invalid(message: String) -> Error {
-    Error { code: ErrorCode::InvalidParams, message: message.into(), data: None }
-}
 
 impl Backend {
     /// `memory/checkin`.

@@ -5,18 +5,14 @@
 use mnemo_core::{Actor, EventData, EventKind, NoteId};
 use mnemo_store::Scope;
 use serde_json::{Value, json};
-use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
+use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::{MessageType, Position, Range, ShowDocumentParams, Uri};
 
 use crate::actions::CommandRequest;
 use crate::ext::checkout_uri;
 use crate::hover::markdown;
-use crate::server::{Backend, refresh_mirror};
+use crate::server::{Backend, invalid, refresh_mirror};
 use crate::symbols::entry_line;
-
-fn invalid(message: String) -> Error {
-    Error { code: ErrorCode::InvalidParams, message: message.into(), data: None }
-}
 
 impl Backend {
     pub(crate) async fn run_command(&self, request: CommandRequest) -> Result<Value> {

@@ -22,7 +22,7 @@ use crate::ext::{CheckoutParams, CheckoutResult, checkout_uri};
 use crate::hover::{markdown, reference_at};
 use crate::outline::{document_links, document_symbols, folding_ranges, parse_document};
 use crate::refresh::{self, Checkouts, Refresher};
-use crate::symbols::{container, entry_line, entry_lines, entry_location, hidden_summary};
+use crate::symbols::{container, entry_lines, entry_location, hidden_summary};
 use crate::to_proto::char_index;
 use crate::{Ranking, ServerConfig};
 use mnemo_core::recall::{Ranked, RankingMode, RecallAnswer, RecallRequest};
@@ -212,11 +212,9 @@ impl Backend {
 
     async fn checkout(&self, params: CheckoutParams) -> Result<CheckoutResult> {
         let workspace = match params.workspace {
-            Some(dir) => Workspace::resolve(Some(&dir), std::path::Path::new("/")).map_err(|e| Error {
-                code: ErrorCode::InvalidParams,
-                message: e.to_string().into(),
-                data: None,
-            })?,
+            Some(dir) => {
+                Workspace::resolve(Some(&dir), std::path::Path::new("/")).map_err(|e| invalid(e.to_string()))?
+            }
             None => self.workspace(),
         };
         let uri = checkout_uri(&workspace.id);
@@ -239,9 +237,17 @@ pub(crate) fn refresh_mirror(store: &Store, workspace: &Workspace) -> Option<Str
     if !config.memory_export.enabled {
         return None;
     }
-    let result = MirrorTarget::resolve(workspace, std::path::Path::new(&config.memory_export.path))
-        .and_then(|target| mirror::export(store, &target));
+    // Rendered only when behind: the store watch calls this after every write,
+    // most of which the writing process has already rendered.
+    let result =
+        MirrorTarget::resolve(workspace, std::path::Path::new(&config.memory_export.path)).and_then(|target| {
+            if mirror::is_behind(store, &target)? { mirror::export(store, &target).map(|_| ()) } else { Ok(()) }
+        });
     result.err().map(|e| format!("the write is saved, but the mirror was not updated: {e}"))
+}
+
+pub(crate) fn invalid(message: String) -> Error {
+    Error { code: ErrorCode::InvalidParams, message: message.into(), data: None }
 }
 
 pub(crate) fn internal(e: impl std::fmt::Display) -> Error {
@@ -471,11 +477,7 @@ impl LanguageServer for Backend {
     }
 
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
-        let request = parse_command(&params.command, &params.arguments).map_err(|message| Error {
-            code: ErrorCode::InvalidParams,
-            message: message.into(),
-            data: None,
-        })?;
+        let request = parse_command(&params.command, &params.arguments).map_err(invalid)?;
         self.run_command(request).await.map(Some)
     }
 
@@ -485,10 +487,11 @@ impl LanguageServer for Backend {
         let Some(root) = self.workspace().root else { return Ok(None) };
         let mirror = root.join("MEMORY.md");
         let Ok(text) = std::fs::read_to_string(&mirror) else { return Ok(None) };
-        if entry_line(&text, id).is_none() {
+        let lines = entry_lines(&text);
+        if !lines.contains_key(&id) {
             return Ok(None);
         }
-        Ok(entry_location(&mirror, &entry_lines(&text), id).map(GotoDefinitionResponse::Scalar))
+        Ok(entry_location(&mirror, &lines, id).map(GotoDefinitionResponse::Scalar))
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {

@@ -19,6 +19,16 @@ local function notify_result(ok, result)
   vim.notify(('mnemo: #%s is %s'):format(result.id, result.state or 'done'))
 end
 
+--- Ask why, then run a server command that needs a reason.
+local function with_reason(args, command, prompt)
+  local id = id_or_cursor(args)
+  vim.ui.input({ prompt = prompt:format(id) }, function(reason)
+    if reason and reason ~= '' then
+      notify_result(pcall(mnemo.execute, command, { id, reason }))
+    end
+  end)
+end
+
 --- Run the CLI in the workspace; its output, or an error.
 local function cli(args)
   local out = vim.system(vim.list_extend({ mnemo.binary() }, args), { cwd = mnemo.workspace(), text = true }):wait()
@@ -100,20 +110,10 @@ M.subcommands = {
     end)
   end,
   revoke = function(args)
-    local id = id_or_cursor(args)
-    vim.ui.input({ prompt = ('Revoke #%d, because: '):format(id) }, function(reason)
-      if reason and reason ~= '' then
-        notify_result(pcall(mnemo.execute, 'mnemo.revoke', { id, reason }))
-      end
-    end)
+    with_reason(args, 'mnemo.revoke', 'Revoke #%d, because: ')
   end,
   stale = function(args)
-    local id = id_or_cursor(args)
-    vim.ui.input({ prompt = ('Flag #%d stale, because: '):format(id) }, function(reason)
-      if reason and reason ~= '' then
-        notify_result(pcall(mnemo.execute, 'mnemo.flagStale', { id, reason }))
-      end
-    end)
+    with_reason(args, 'mnemo.flagStale', 'Flag #%d stale, because: ')
   end,
   reinstate = function(args)
     notify_result(pcall(mnemo.execute, 'mnemo.reinstate', { id_or_cursor(args) }))

@@ -17,7 +17,7 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use crate::memory_md::{ParsedCheckout, Severity, parse_checkout};
+use crate::memory_md::{ParsedCheckout, Severity, leading_id, parse_checkout};
 use crate::model::NoteId;
 
 use super::{CheckinPlan, Conflict};
@@ -120,11 +120,6 @@ fn chunk(lines: &[&str], start: usize, kind: BlockKind, section: Option<&str>) -
     (Block { kind, lines, origin: Some(start) }, section.map(str::to_string))
 }
 
-/// The id of a line that starts like an entry of a note: `- [#12] …`.
-fn stray_id(line: &str) -> Option<NoteId> {
-    line.strip_prefix("- [#")?.split(']').next()?.parse().ok()
-}
-
 /// The section heading above `line` in `lines`.
 fn section_above<'a>(lines: &[&'a str], line: usize) -> Option<&'a str> {
     lines[..line].iter().rev().find(|l| l.starts_with("## ")).copied()
@@ -209,7 +204,7 @@ pub fn carry_over(
         }
         let section = if lines[line].starts_with("## ") { Some(lines[line]) } else { section_above(&lines, line) };
         // A broken entry line still names its note: it takes that note's place.
-        let kind = match stray_id(lines[line]) {
+        let kind = match lines[line].strip_prefix("- ").and_then(leading_id) {
             Some(id) => BlockKind::Entry(Some(id)),
             None => BlockKind::Stray,
         };

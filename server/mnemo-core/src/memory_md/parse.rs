@@ -150,7 +150,7 @@ fn leading_entry_id(rest: &str) -> Option<NoteId> {
 }
 
 /// The id of `[#12] …`, however broken the rest of the line is.
-fn leading_id(rest: &str) -> Option<NoteId> {
+pub(crate) fn leading_id(rest: &str) -> Option<NoteId> {
     let digits = rest.strip_prefix("[#")?.split(']').next()?;
     digits.parse().ok()
 }

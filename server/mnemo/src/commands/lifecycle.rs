@@ -14,7 +14,8 @@ use crate::context::Context;
 use crate::output::print_json;
 use crate::semantic::Semantic;
 
-fn append(
+/// Append one lifecycle event as a person (`as_human`) or an agent, through the one write path.
+pub(crate) fn append(
     ctx: &Context,
     id: i64,
     kind: EventKind,

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
 use mnemo_core::recall::RecallRequest;
-use mnemo_core::{Actor, EventData, EventKind, Kind, NewNote, NoteId, Priority, Provenance, Status};
+use mnemo_core::{Actor, EventKind, Kind, NewNote, NoteId, Priority, Provenance, Status};
 use mnemo_store::Store;
 use mnemo_store::document::{DocumentKind, render_workspace};
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -131,10 +131,7 @@ impl MemoryServer {
 
     fn event(&self, id: NoteId, kind: EventKind, reason: Option<String>) -> ToolResult {
         self.with(|s| {
-            let mut store = s.ctx.open()?;
-            let event = EventData { kind, actor: Actor::Agent, at: s.ctx.now, reason };
-            let scope = s.ctx.scope(false);
-            let state = s.ctx.write(&mut store, |w| w.append(&scope, id, event))?;
+            let state = crate::commands::lifecycle::append(&s.ctx, id, kind, false, reason)?;
             Ok(pretty(&json!({ "id": id, "state": state.status.name(), "provenance": state.provenance })))
         })
     }

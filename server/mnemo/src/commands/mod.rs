@@ -6,7 +6,7 @@ mod eval;
 mod export;
 pub(crate) mod hook;
 mod import;
-mod lifecycle;
+pub(crate) mod lifecycle;
 mod lsp;
 mod mcp;
 mod read;
