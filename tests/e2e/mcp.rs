@@ -10,6 +10,9 @@ use serde_json::{Value, json};
 use crate::support::Env;
 
 struct Mcp {
+    /// Told when the test is done; else the server is killed after a minute,
+    /// so a missing answer fails the test instead of hanging it.
+    done: std::sync::mpsc::Sender<()>,
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
@@ -22,7 +25,14 @@ impl Mcp {
             env.command(&["mcp"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut mcp = Mcp { child, stdin, stdout, next_id: 1 };
+        let (done, finished) = std::sync::mpsc::channel::<()>();
+        let pid = child.id().to_string();
+        std::thread::spawn(move || {
+            if finished.recv_timeout(std::time::Duration::from_secs(60)).is_err() {
+                let _ = std::process::Command::new("kill").args(["-9", &pid]).status();
+            }
+        });
+        let mut mcp = Mcp { done, child, stdin, stdout, next_id: 1 };
         let init = mcp.request(
             "initialize",
             json!({ "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "e2e", "version": "1" } }),
@@ -72,6 +82,7 @@ impl Mcp {
     }
 
     fn finish(mut self) {
+        let _ = self.done.send(());
         drop(self.stdin);
         let status = self.child.wait().unwrap();
         let mut stderr = String::new();
