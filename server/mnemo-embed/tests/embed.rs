@@ -53,6 +53,18 @@ fn a_text_embeds_the_same_alone_and_in_a_batch_with_longer_texts() {
 }
 
 #[test]
+fn vectors_come_back_in_the_order_of_the_texts_though_batched_by_length() {
+    let mut embedder = Embedder::load(&installed()).unwrap();
+    // Lengths deliberately out of order and spanning several batches.
+    let texts: Vec<String> = (0..40).map(|i| format!("note {i} {}", "about caches ".repeat((i * 7) % 13))).collect();
+    let together = embedder.embed(&texts).unwrap();
+    for (text, vector) in texts.iter().zip(&together) {
+        let alone = embedder.embed(&[text]).unwrap().pop().unwrap();
+        assert!(cosine(&alone, vector) > 0.999, "the vector of {text:?} is another text's");
+    }
+}
+
+#[test]
 fn a_missing_model_or_runtime_is_an_error_not_a_panic() {
     let empty = tempfile::tempdir().unwrap();
     let err = Embedder::load(&ModelLocation {
