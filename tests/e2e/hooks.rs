@@ -93,6 +93,79 @@ fn hooks_inject_directives_prompt_recall_and_pre_edit_notes_once_per_session() {
 }
 
 #[test]
+fn trigger_bundles_from_the_config_choose_what_each_hook_delivers() {
+    let env = Env::new();
+    let anchored = |kind: &str, title: &str| {
+        env.ok(&["remember", "--kind", kind, "--title", title, "--anchor", "src/lock.rs:2-3"]).trim().to_string()
+    };
+    let finding = anchored("finding", "Lock contention peaks at 40 waiters");
+    let gotcha = anchored("gotcha", "Release the lock before restarting");
+    env.ok(&["remember", "--kind", "task", "--title", "Checkpoint: lock contention benchmark half done"]);
+    let cwd = env.root.display().to_string();
+    let edit = |session: &str| {
+        json!({ "session_id": session, "cwd": cwd, "hook_event_name": "PreToolUse", "tool_name": "Write",
+            "tool_input": { "file_path": env.root.join("src/lock.rs").display().to_string() } })
+        .to_string()
+    };
+    let prompt = |session: &str| {
+        json!({ "session_id": session, "cwd": cwd, "hook_event_name": "UserPromptSubmit", "prompt": "lock contention benchmark checkpoint" })
+            .to_string()
+    };
+
+    // The default ladder: an anchored finding waits for prompt recall; the gotcha comes before the edit.
+    let default = context_of(&hook(&env, "pre-edit", &edit("a")), "PreToolUse");
+    assert!(default.contains(&format!("[{gotcha}]")) && !default.contains(&format!("[{finding}]")), "{default}");
+    assert!(context_of(&hook(&env, "user-prompt", &prompt("a")), "UserPromptSubmit").contains("Checkpoint: lock"));
+
+    std::fs::create_dir_all(env.root.join(".mnemo")).unwrap();
+    std::fs::write(
+        env.root.join(".mnemo/config.toml"),
+        "[hooks.triggers]\nfinding = ['pre-edit', 'user-prompt']\ntask = []\ndecision = ['session-start']\n",
+    )
+    .unwrap();
+    let configured = context_of(&hook(&env, "pre-edit", &edit("b")), "PreToolUse");
+    assert!(
+        configured.contains(&format!("[{finding}]")) && configured.contains(&format!("[{gotcha}]")),
+        "{configured}"
+    );
+    let recalled = context_of(&hook(&env, "user-prompt", &prompt("c")), "UserPromptSubmit");
+    assert!(!recalled.contains("Checkpoint: lock"), "tasks are delivered nowhere now: {recalled}");
+    env.ok(&[
+        "remember",
+        "--kind",
+        "decision",
+        "--title",
+        "Locks are taken in id order",
+        "--body",
+        "Deadlock otherwise.",
+    ]);
+    let start = json!({ "session_id": "d", "cwd": cwd, "hook_event_name": "SessionStart", "source": "startup" });
+    let started = context_of(&hook(&env, "session-start", &start.to_string()), "SessionStart");
+    assert!(
+        started.contains("Delivered at every session-start by .mnemo/config.toml [hooks.triggers] (mnemo):\n- [#4] Locks are taken in id order (recorded by an agent session; verify before relying on it)\n  Deadlock otherwise."),
+        "{started}"
+    );
+    assert!(!started.contains("Checkpoint: lock"), "a kind with an empty bundle is not listed either: {started}");
+
+    // A broken bundle is reported and the ladder delivered: a hook never blocks the agent.
+    std::fs::write(env.root.join(".mnemo/config.toml"), "[hooks.triggers]\ngotcha = ['on-edit']\n").unwrap();
+    let out = env
+        .command(&["hook", "pre-edit"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut child = out;
+    child.stdin.take().unwrap().write_all(edit("e").as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("unknown hook moment 'on-edit'") && stderr.contains("default trigger bundles"), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&format!("[{gotcha}]")));
+}
+
+#[test]
 fn hook_install_merges_into_claude_code_settings_and_never_clobbers() {
     let env = Env::new();
     std::fs::create_dir_all(env.root.join(".claude")).unwrap();

@@ -16,6 +16,7 @@ pub mod model;
 pub mod quote;
 pub mod recall;
 pub mod time;
+pub mod triggers;
 
 pub use lifecycle::{EventData, EventKind, NoteState, Status, TransitionError, apply, fold};
 pub use model::{

@@ -3,9 +3,6 @@
 //!
 //! The order of the `ALL` arrays is the order used everywhere (FORMAT.md).
 
-use std::fmt;
-use std::str::FromStr;
-
 use crate::time::Timestamp;
 
 /// Store-wide note id; ascending in creation order, never reused.
@@ -34,13 +31,13 @@ macro_rules! word_enum {
             }
         }
 
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.pad(self.as_str())
             }
         }
 
-        impl FromStr for $name {
+        impl std::str::FromStr for $name {
             type Err = ParseEnumError;
             fn from_str(s: &str) -> Result<Self, Self::Err> {
                 match s {
@@ -55,6 +52,8 @@ macro_rules! word_enum {
         }
     };
 }
+
+pub(crate) use word_enum;
 
 word_enum!(
     /// What a note is about; also its section in MEMORY.md, in this order.

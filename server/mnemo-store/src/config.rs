@@ -6,6 +6,9 @@
 //! [expiry]            # days a note of a kind stays live; 0 = never
 //! task = 30
 //!
+//! [hooks.triggers]    # when the hooks deliver a kind (default: the ladder
+//! gotcha = ["pre-edit", "user-prompt"]   # in mnemo_core::triggers)
+//!
 //! [memory_export]     # keep a MEMORY.md mirror current after every write
 //! enabled = true
 //! path = "MEMORY.md"  # inside the workspace
@@ -18,6 +21,7 @@ use std::time::Duration;
 
 use mnemo_core::Kind;
 use mnemo_core::expiry::ExpiryPolicy;
+use mnemo_core::triggers::TriggerBundles;
 
 /// The config file, relative to the workspace root.
 pub const CONFIG_PATH: &str = ".mnemo/config.toml";
@@ -37,6 +41,7 @@ pub struct WorkspaceConfig {
     pub expiry: ExpiryPolicy,
     pub memory_export: MemoryExport,
     pub recall: RecallConfig,
+    pub triggers: TriggerBundles,
 }
 
 /// `[recall]`: where the embedding model and ONNX Runtime are (absolute, or
@@ -69,6 +74,7 @@ impl Default for WorkspaceConfig {
             expiry: ExpiryPolicy::default(),
             memory_export: MemoryExport::default(),
             recall: RecallConfig::default(),
+            triggers: TriggerBundles::default(),
         }
     }
 }
@@ -79,6 +85,14 @@ struct RawConfig {
     expiry: BTreeMap<String, u32>,
     memory_export: Option<RawMemoryExport>,
     recall: Option<RawRecall>,
+    hooks: Option<RawHooks>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawHooks {
+    #[serde(default)]
+    triggers: BTreeMap<String, Vec<String>>,
 }
 
 #[derive(serde::Deserialize)]
@@ -160,7 +174,12 @@ impl WorkspaceConfig {
         }
         let recall =
             raw.recall.map(|r| RecallConfig { model_dir: r.model_dir, onnxruntime: r.onnxruntime }).unwrap_or_default();
-        Ok(WorkspaceConfig { expiry, memory_export, recall })
+        let mut triggers = TriggerBundles::default();
+        for (kind, moments) in raw.hooks.map(|h| h.triggers).unwrap_or_default() {
+            let kind: Kind = kind.parse().map_err(|e: mnemo_core::ParseEnumError| format!("[hooks.triggers]: {e}"))?;
+            triggers = triggers.with_bundle(kind, &moments).map_err(|e| format!("[hooks.triggers] {kind}: {e}"))?;
+        }
+        Ok(WorkspaceConfig { expiry, memory_export, recall, triggers })
     }
 
     /// Turn the mirror on or off in `root`'s config file, keeping every other
@@ -210,6 +229,21 @@ mod tests {
         assert!(WorkspaceConfig::parse("[expiry]\ndirective = 3").unwrap_err().contains("directives never expire"));
         assert!(WorkspaceConfig::parse("[expiry]\ntask = -1").is_err());
         assert!(WorkspaceConfig::parse("[expiry").is_err());
+    }
+
+    #[test]
+    fn trigger_bundles() {
+        use mnemo_core::triggers::Moment;
+        let config = WorkspaceConfig::parse("[hooks.triggers]\nfinding = ['pre-edit', 'user-prompt']\n").unwrap();
+        assert!(config.triggers.delivers(Kind::Finding, Moment::PreEdit));
+        assert!(config.triggers.delivers(Kind::Gotcha, Moment::PreEdit), "other kinds keep the ladder");
+        let err = WorkspaceConfig::parse("[hooks.triggers]\nfindings = []").unwrap_err();
+        assert!(err.contains("[hooks.triggers]: unknown kind 'findings'"), "{err}");
+        let err = WorkspaceConfig::parse("[hooks.triggers]\ngotcha = ['on-edit']").unwrap_err();
+        assert!(err.contains("[hooks.triggers] gotcha: unknown hook moment 'on-edit'"), "{err}");
+        let err = WorkspaceConfig::parse("[hooks.triggers]\ndirective = []").unwrap_err();
+        assert!(err.contains("directives are always delivered"), "{err}");
+        assert!(WorkspaceConfig::parse("[hooks]\ntrigger = {}").unwrap_err().contains("unknown field `trigger`"));
     }
 
     #[test]

@@ -6,9 +6,12 @@
 //! - user-prompt: keeps the prompt as the session's current user message (a
 //!   later `remember` that states it binds the quote), prints the notes
 //!   relevant to it;
-//! - pre-edit: the notes anchored to the file about to be edited and the
-//!   active gotchas and operational notes that name it;
+//! - pre-edit: the notes anchored to the file about to be edited or naming
+//!   it, of the kinds delivered there (gotchas and operational notes);
 //! - post-compaction: the directives again.
+//!
+//! Which kinds each moment delivers is the workspace's trigger bundles
+//! (`[hooks.triggers]`, default ladder in `mnemo_core::triggers`).
 //!
 //! Input follows Claude Code's hooks (JSON on stdin: `session_id`, `prompt`,
 //! `tool_input.file_path`, `hook_event_name`); with such input the output is
@@ -22,6 +25,7 @@ use std::process::ExitCode;
 
 use mnemo_core::index_line::index_line;
 use mnemo_core::recall::{RecallRequest, trust_frame};
+use mnemo_core::triggers::{Moment, TriggerBundles};
 use mnemo_core::{Kind, NoteId, NoteView, Status};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -86,9 +90,10 @@ fn framed(view: &NoteView) -> String {
     format!("({})", trust_frame(view.state.provenance, view.note.content.quote.as_deref()))
 }
 
-fn directive_lines(views: &[NoteView]) -> Vec<String> {
+/// Every active note of `kinds`, whole: the unconditional tier, never cut.
+fn whole_lines(views: &[NoteView], kinds: &[Kind]) -> Vec<String> {
     let mut out = Vec::new();
-    for view in views.iter().filter(|v| v.note.content.kind == Kind::Directive && v.state.status == Status::Active) {
+    for view in views.iter().filter(|v| kinds.contains(&v.note.content.kind) && v.state.status == Status::Active) {
         out.push(format!("- [#{}] {} {}", view.note.id, view.note.content.title, framed(view)));
         out.extend(view.note.content.body.lines().map(|l| format!("  {l}")));
     }
@@ -123,22 +128,40 @@ pub fn run(ctx: &Context, args: Hook) -> anyhow::Result<ExitCode> {
     let session_path = session_file(ctx, &field("session_id").unwrap_or_else(|| "default".into()));
     let mut session = load(&session_path);
     let mut budget = Budget(args.budget.saturating_mul(4));
+    let triggers = match ctx.config() {
+        Ok(config) => config.triggers.clone(),
+        Err(e) => {
+            eprintln!("mnemo: {e}; delivering the default trigger bundles");
+            TriggerBundles::default()
+        }
+    };
     let mut store = ctx.open()?;
     let views = store.notes(&ctx.scope(false))?;
     let mut lines: Vec<String> = Vec::new();
     match args.event {
         HookEvent::SessionStart | HookEvent::PostCompaction => {
-            if args.event == HookEvent::PostCompaction {
+            let moment = if args.event == HookEvent::PostCompaction {
                 session.injected.clear();
-            }
-            let directives = directive_lines(&views);
+                Moment::PostCompaction
+            } else {
+                Moment::SessionStart
+            };
+            let always = triggers.kinds_at(moment);
+            let directives = whole_lines(&views, &[Kind::Directive]);
             if !directives.is_empty() {
                 lines.push("Standing directives for this project (mnemo):".into());
                 lines.extend(directives);
             }
+            let others: Vec<Kind> = always.iter().copied().filter(|k| *k != Kind::Directive).collect();
+            let configured = whole_lines(&views, &others);
+            if !configured.is_empty() {
+                lines.push(format!("Delivered at every {moment} by .mnemo/config.toml [hooks.triggers] (mnemo):"));
+                lines.extend(configured);
+            }
             let mut recent: Vec<NoteView> = views
                 .iter()
-                .filter(|v| v.state.status == Status::Active && v.note.content.kind != Kind::Directive)
+                .filter(|v| v.state.status == Status::Active && !always.contains(&v.note.content.kind))
+                .filter(|v| Moment::ALL.iter().any(|&m| triggers.delivers(v.note.content.kind, m)))
                 .cloned()
                 .collect();
             recent.reverse();
@@ -150,10 +173,13 @@ pub fn run(ctx: &Context, args: Hook) -> anyhow::Result<ExitCode> {
         }
         HookEvent::UserPrompt => {
             let prompt = field("prompt").unwrap_or_else(|| input.trim().to_string());
+            let kinds = triggers.kinds_at(Moment::UserPrompt);
             if !prompt.trim().is_empty() {
                 session.user_message = Some(prompt.clone());
+            }
+            if !prompt.trim().is_empty() && !kinds.is_empty() {
                 let mut request = RecallRequest::new(ctx.workspace.id.clone(), 8);
-                request.kinds = Kind::ALL.iter().copied().filter(|k| *k != Kind::Directive).collect();
+                request.kinds = kinds;
                 let answer = run_recall(ctx, &mut store, &mut Semantic::load(ctx), &prompt, request)?;
                 let index = index_lines(ctx, &answer.views, &mut session, &mut budget);
                 if !index.is_empty() {
@@ -179,12 +205,11 @@ pub fn run(ctx: &Context, args: Hook) -> anyhow::Result<ExitCode> {
             let name = Path::new(&relative).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             let relevant: Vec<NoteView> = views
                 .iter()
-                .filter(|v| v.state.status == Status::Active)
+                .filter(|v| v.state.status == Status::Active && triggers.delivers(v.note.content.kind, Moment::PreEdit))
                 .filter(|v| {
                     let c = &v.note.content;
                     let anchored = c.anchors.iter().any(|a| a.path == relative);
-                    let names = matches!(c.kind, Kind::Gotcha | Kind::Operational)
-                        && !name.is_empty()
+                    let names = !name.is_empty()
                         && (c.title.contains(&relative) || c.body.contains(&relative) || c.title.contains(&name));
                     anchored || names
                 })
