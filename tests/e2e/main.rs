@@ -8,6 +8,7 @@ mod cli_reads;
 mod concurrency;
 mod drift;
 mod hooks;
+mod import_vectr;
 pub(crate) mod lsp;
 mod mcp;
 mod mirror;

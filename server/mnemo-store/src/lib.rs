@@ -13,6 +13,7 @@ pub mod document;
 pub mod drift;
 mod error;
 pub mod import_jsonl;
+pub mod import_vectr;
 mod lexical;
 pub mod mirror;
 pub mod paths;

@@ -341,6 +341,13 @@ pub enum ImportCommand {
     ClaudeMd { file: PathBuf },
     /// An AGENTS.md, the same way
     AgentsMd { file: PathBuf },
+    /// A vectr store (SQLite): its notes and event log replayed as events, in order; re-importing adds only new notes
+    Vectr {
+        db: PathBuf,
+        /// The vectr workspace to import (default: the only one, else the one named like this workspace)
+        #[arg(long)]
+        from_workspace: Option<String>,
+    },
 }
 
 fn parse_word<T: std::str::FromStr<Err = mnemo_core::ParseEnumError>>(text: &str) -> Result<T, String> {

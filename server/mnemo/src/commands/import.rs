@@ -1,6 +1,7 @@
 //! `mnemo import jsonl FILE`: bulk import in one transaction; `mnemo import
 //! claude-md FILE` / `agents-md FILE`: a person's instruction file as
-//! directives (provenance human), idempotent on re-import.
+//! directives (provenance human), idempotent on re-import; `mnemo import
+//! vectr DB`: a vectr store replayed as events, idempotent on re-import.
 
 use std::process::ExitCode;
 
@@ -18,6 +19,7 @@ pub fn run(ctx: &Context, command: ImportCommand) -> anyhow::Result<ExitCode> {
     let (file, person) = match command {
         ImportCommand::Jsonl { file, person } => (file, person),
         ImportCommand::ClaudeMd { file } | ImportCommand::AgentsMd { file } => return instructions(ctx, &file),
+        ImportCommand::Vectr { db, from_workspace } => return vectr(ctx, &db, from_workspace.as_deref()),
     };
     let reader =
         std::fs::File::open(&file).with_context(|| format!("cannot open {}; check the path", file.display()))?;
@@ -44,6 +46,43 @@ pub fn run(ctx: &Context, command: ImportCommand) -> anyhow::Result<ExitCode> {
     } else {
         let how = if embedded.is_some() { "embedded" } else { "not embedded: no model" };
         println!("imported {} notes ({} events, {how}) from {}", report.notes, report.events, file.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn vectr(ctx: &Context, db: &std::path::Path, from: Option<&str>) -> anyhow::Result<ExitCode> {
+    let mut store = ctx.open()?;
+    ctx.write(&mut store, |_| Ok(()))?;
+    let workspace = ctx.workspace.id.clone();
+    let prepared =
+        mnemo_store::import_vectr::prepare(&store, db, from, &workspace, &workspace, ctx.workspace.root.as_deref())?;
+    let mut semantic = Semantic::load(ctx);
+    let embedded = match semantic.ranking(&store) {
+        (RankingMode::Hybrid, _) if !prepared.texts().is_empty() => {
+            semantic.embed_notes(&prepared.texts()).unwrap_or_else(|e| {
+                eprintln!("warning: the notes are imported without vectors ({e}); `mnemo reindex` embeds them later");
+                None
+            })
+        }
+        _ => None,
+    };
+    let vectors = embedded.as_ref().map(|(v, model)| (v.as_slice(), model.as_str()));
+    let report = mnemo_store::import_vectr::write(&mut store, &workspace, prepared, ctx.now, vectors)?;
+    ctx.after_write(&store);
+    for line in &report.not_applied {
+        eprintln!("note: not applied: {line}");
+    }
+    if ctx.json {
+        print_json(&serde_json::to_value(&report)?);
+    } else {
+        println!(
+            "imported {} notes ({} events) from {}; {} already imported; {} events not applied",
+            report.notes,
+            report.events,
+            db.display(),
+            report.already_imported,
+            report.not_applied.len()
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

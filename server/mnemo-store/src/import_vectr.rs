@@ -1,0 +1,425 @@
+//! `mnemo import vectr DB`: replay a store of vectr (the Python tool whose
+//! store and mirror are the model for ours) as mnemo events.
+//!
+//! vectr keeps a `notes` table (content, title, kind, priority, provenance,
+//! user_quote, created_at, anchors as JSON `[[path, sha256[:16], observed]]`)
+//! and an append-only `note_events` log (created, superseded,
+//! superseded_post_hoc, revoked, stale_flagged, reinstated, promoted,
+//! expired). Notes are created in vectr's id order (so ids keep their order)
+//! with their timestamps and provenance, then every other event is replayed
+//! in log order with its actor, reason and time.
+//!
+//! - A vectr anchor names a whole file: it becomes an anchor over the file's
+//!   lines as they are now; when the file's hash differs from the one vectr
+//!   recorded, the note is flagged stale (the code moved since). An anchor
+//!   whose file is not in the workspace is kept as a line of the body.
+//! - An event mnemo's lifecycle refuses (vectr allows a few more
+//!   transitions) is reported, not applied.
+//! - Idempotent: a note already in the workspace with the same kind, title
+//!   and creation time is not imported again, nor are its events.
+//! - The DB is opened read-only; encrypted content is refused.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use mnemo_core::{Actor, Anchor, EventData, EventKind, Kind, NewNote, NoteId, Priority, Provenance, Timestamp};
+use rusqlite::{Connection, OpenFlags};
+use sha2::{Digest, Sha256};
+
+use crate::error::StoreError;
+use crate::read::Scope;
+use crate::store::Store;
+
+#[derive(Debug, thiserror::Error)]
+pub enum VectrError {
+    #[error("cannot open {path} as a vectr store: {reason}")]
+    Open { path: String, reason: String },
+    #[error("{path} is not a vectr store: {reason}")]
+    NotVectr { path: String, reason: String },
+    #[error("vectr note #{id}: {reason}; nothing was imported")]
+    Note { id: i64, reason: String },
+    #[error("the vectr store holds workspaces {found}; choose one with --from-workspace")]
+    WhichWorkspace { found: String },
+    #[error("the vectr store has no workspace '{given}' (it holds {found})")]
+    NoSuchWorkspace { given: String, found: String },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// One vectr note, as read.
+#[derive(Debug, Clone)]
+struct VectrNote {
+    id: i64,
+    kind: String,
+    priority: String,
+    title: String,
+    content: String,
+    provenance: String,
+    quote: String,
+    created_at: f64,
+    anchors: Vec<(String, Option<String>)>,
+}
+
+/// One row of vectr's `note_events`.
+#[derive(Debug, Clone)]
+struct VectrEvent {
+    id: i64,
+    note_id: i64,
+    event: String,
+    actor: String,
+    reason: Option<String>,
+    payload: Option<String>,
+    ts: f64,
+}
+
+/// A vectr workspace, read and checked, ready to write.
+pub struct PreparedVectr {
+    notes: Vec<(VectrNote, NewNote, Actor)>,
+    events: Vec<VectrEvent>,
+    /// Notes whose anchored file changed since vectr hashed it.
+    drifted: HashSet<i64>,
+    already: usize,
+}
+
+impl PreparedVectr {
+    /// Title and body of each note to create, in order (to embed before the write).
+    pub fn texts(&self) -> Vec<(&str, &str)> {
+        self.notes.iter().map(|(_, n, _)| (n.title.as_str(), n.body.as_str())).collect()
+    }
+}
+
+/// What an import did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct VectrReport {
+    pub notes: usize,
+    pub events: usize,
+    /// Notes already imported before (skipped, with their events).
+    pub already_imported: usize,
+    /// (vectr id, mnemo id), in vectr's order.
+    pub ids: Vec<(i64, NoteId)>,
+    /// Events not applied, each with the reason.
+    pub not_applied: Vec<String>,
+}
+
+fn open(path: &Path) -> Result<Connection, VectrError> {
+    let shown = path.display().to_string();
+    if !path.is_file() {
+        return Err(VectrError::Open { path: shown, reason: "no such file".into() });
+    }
+    let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+        .map_err(|e| VectrError::Open { path: shown.clone(), reason: e.to_string() })?;
+    let columns = |table: &str| -> Result<HashSet<String>, VectrError> {
+        let mut statement = conn
+            .prepare("SELECT name FROM pragma_table_info(?1)")
+            .map_err(|e| VectrError::NotVectr { path: shown.clone(), reason: e.to_string() })?;
+        let names = statement
+            .query_map([table], |r| r.get::<_, String>(0))
+            .and_then(|rows| rows.collect::<Result<HashSet<_>, _>>())
+            .map_err(|e| VectrError::NotVectr { path: shown.clone(), reason: e.to_string() })?;
+        Ok(names)
+    };
+    let needs = [
+        ("notes", &["note_id", "workspace", "content", "kind", "priority", "created_at"][..]),
+        ("note_events", &["id", "workspace", "note_id", "event", "actor", "reason", "payload", "ts"][..]),
+    ];
+    for (table, wanted) in needs {
+        let have = columns(table)?;
+        if have.is_empty() {
+            return Err(VectrError::NotVectr { path: shown, reason: format!("it has no `{table}` table") });
+        }
+        if let Some(missing) = wanted.iter().find(|c| !have.contains(**c)) {
+            return Err(VectrError::NotVectr { path: shown, reason: format!("`{table}` has no column `{missing}`") });
+        }
+    }
+    Ok(conn)
+}
+
+fn optional_column(conn: &Connection, name: &str) -> String {
+    let present: bool = conn
+        .query_row("SELECT count(*) FROM pragma_table_info('notes') WHERE name = ?1", [name], |r| r.get::<_, i64>(0))
+        .map(|n| n > 0)
+        .unwrap_or(false);
+    if present { name.to_string() } else { format!("'' AS {name}") }
+}
+
+/// Read vectr workspace `from` (default: the only one, else `preferred` when
+/// the store has it) of the store at `path`, and check every note before
+/// anything is written. Anchors are resolved against `root`.
+pub fn prepare(
+    store: &Store,
+    path: &Path,
+    from: Option<&str>,
+    preferred: &str,
+    workspace: &str,
+    root: Option<&Path>,
+) -> Result<PreparedVectr, VectrError> {
+    let conn = open(path)?;
+    let query_error =
+        |e: rusqlite::Error| VectrError::NotVectr { path: path.display().to_string(), reason: e.to_string() };
+    let workspaces: Vec<String> = conn
+        .prepare("SELECT DISTINCT workspace FROM notes ORDER BY workspace")
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+        .map_err(query_error)?;
+    let found = || if workspaces.is_empty() { "no notes".to_string() } else { workspaces.join(", ") };
+    let from = match from {
+        Some(given) if workspaces.iter().any(|w| w == given) => given.to_string(),
+        Some(given) => return Err(VectrError::NoSuchWorkspace { given: given.into(), found: found() }),
+        None if workspaces.len() <= 1 => workspaces.first().cloned().unwrap_or_default(),
+        None if workspaces.iter().any(|w| w == preferred) => preferred.to_string(),
+        None => return Err(VectrError::WhichWorkspace { found: found() }),
+    };
+    let sql = format!(
+        "SELECT note_id, kind, priority, {}, content, {}, {}, created_at, {} FROM notes WHERE workspace = ?1 ORDER BY note_id",
+        optional_column(&conn, "title"),
+        optional_column(&conn, "provenance"),
+        optional_column(&conn, "user_quote"),
+        optional_column(&conn, "anchors"),
+    );
+    let rows: Vec<(i64, String, String, String, String, String, String, f64, String)> = conn
+        .prepare(&sql)
+        .and_then(|mut s| {
+            s.query_map([&from], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get::<_, Option<String>>(3)?.unwrap_or_default(),
+                    r.get(4)?,
+                    r.get::<_, Option<String>>(5)?.unwrap_or_default(),
+                    r.get::<_, Option<String>>(6)?.unwrap_or_default(),
+                    r.get(7)?,
+                    r.get::<_, Option<String>>(8)?.unwrap_or_default(),
+                ))
+            })?
+            .collect()
+        })
+        .map_err(query_error)?;
+    let events: Vec<VectrEvent> = conn
+        .prepare(
+            "SELECT id, note_id, event, actor, reason, payload, ts FROM note_events WHERE workspace = ?1 ORDER BY id",
+        )
+        .and_then(|mut s| {
+            s.query_map([&from], |r| {
+                Ok(VectrEvent {
+                    id: r.get(0)?,
+                    note_id: r.get(1)?,
+                    event: r.get(2)?,
+                    actor: r.get(3)?,
+                    reason: r.get(4)?,
+                    payload: r.get(5)?,
+                    ts: r.get(6)?,
+                })
+            })?
+            .collect()
+        })
+        .map_err(query_error)?;
+
+    let existing: HashSet<(Kind, String, i64)> = store
+        .notes(&Scope::Workspace(workspace.to_string()))?
+        .into_iter()
+        .map(|v| (v.note.content.kind, v.note.content.title, v.note.created_at.0))
+        .collect();
+    let mut prepared = PreparedVectr { notes: Vec::new(), events: Vec::new(), drifted: HashSet::new(), already: 0 };
+    let mut imported: HashSet<i64> = HashSet::new();
+    for (id, kind, priority, title, content, provenance, quote, created_at, anchors) in rows {
+        let invalid = |reason: String| VectrError::Note { id, reason };
+        let anchors: Vec<(String, Option<String>)> = if anchors.trim().is_empty() {
+            Vec::new()
+        } else {
+            let parsed: Vec<Vec<serde_json::Value>> = serde_json::from_str(&anchors)
+                .map_err(|e| invalid(format!("its anchors are not a JSON list of [path, hash] ({e})")))?;
+            parsed
+                .into_iter()
+                .filter_map(|a| {
+                    let path = a.first()?.as_str()?.to_string();
+                    Some((path, a.get(1).and_then(|h| h.as_str()).map(str::to_string)))
+                })
+                .collect()
+        };
+        let note = VectrNote {
+            id,
+            kind,
+            priority,
+            title,
+            content,
+            provenance: if provenance.is_empty() { "agent".into() } else { provenance },
+            quote,
+            created_at,
+            anchors,
+        };
+        let (new_note, drifted) = convert(&note, root).map_err(invalid)?;
+        let created = Timestamp(note.created_at as i64);
+        if existing.contains(&(new_note.kind, mnemo_core::model::normalize_title(&new_note.title), created.0)) {
+            prepared.already += 1;
+            continue;
+        }
+        if drifted {
+            prepared.drifted.insert(id);
+        }
+        let actor = match new_note.provenance {
+            Provenance::Human => Actor::Human,
+            _ => Actor::Agent,
+        };
+        let new_note = new_note.validated(actor).map_err(|e| invalid(e.to_string()))?;
+        imported.insert(id);
+        prepared.notes.push((note, new_note, actor));
+    }
+    prepared.events = events.into_iter().filter(|e| imported.contains(&e.note_id) && e.event != "created").collect();
+    Ok(prepared)
+}
+
+/// A vectr note as a mnemo note, and whether an anchored file changed since.
+fn convert(note: &VectrNote, root: Option<&Path>) -> Result<(NewNote, bool), String> {
+    if note.content.starts_with("gAAAAA") && !note.content.contains(char::is_whitespace) {
+        return Err("its content is encrypted (VECTR_ENCRYPT_KEY); export it decrypted with vectr first".into());
+    }
+    let kind: Kind = note.kind.parse().map_err(|e: mnemo_core::ParseEnumError| e.to_string())?;
+    let priority: Priority = note.priority.parse().map_err(|e: mnemo_core::ParseEnumError| e.to_string())?;
+    let mut provenance: Provenance = note.provenance.parse().map_err(|e: mnemo_core::ParseEnumError| e.to_string())?;
+    let quote = (!note.quote.trim().is_empty()).then(|| note.quote.clone());
+    if provenance == Provenance::UserStated && quote.is_none() {
+        provenance = Provenance::Agent;
+    }
+    let (title, mut body) = if note.title.trim().is_empty() {
+        let mut lines = note.content.trim().splitn(2, '\n');
+        let first = lines.next().unwrap_or_default().trim().to_string();
+        (first, lines.next().unwrap_or_default().trim().to_string())
+    } else {
+        (note.title.clone(), note.content.trim().to_string())
+    };
+    let mut anchors = Vec::new();
+    let mut drifted = false;
+    let mut kept_in_body = Vec::new();
+    for (path, vectr_hash) in &note.anchors {
+        match root.map(|root| whole_file_anchor(root, path)) {
+            Some(Ok((anchor, file_hash))) => {
+                drifted |= vectr_hash.as_deref().is_some_and(|h| !file_hash.starts_with(h));
+                anchors.push(anchor);
+            }
+            Some(Err(reason)) => kept_in_body.push(format!("{path} ({reason})")),
+            None => kept_in_body.push(format!("{path} (no workspace directory to resolve it in)")),
+        }
+    }
+    if !kept_in_body.is_empty() {
+        if !body.is_empty() {
+            body.push_str("\n\n");
+        }
+        body.push_str(&format!("Anchored in vectr to: {}", kept_in_body.join("; ")));
+    }
+    Ok((NewNote { kind, priority, title, body, provenance, quote, anchors }, drifted))
+}
+
+/// An anchor over every line of `path` as it is now, and the file's sha256 (hex).
+fn whole_file_anchor(root: &Path, path: &str) -> Result<(Anchor, String), String> {
+    let relative = match Path::new(path).strip_prefix(root) {
+        Ok(inside) => inside.to_string_lossy().into_owned(),
+        Err(_) => path.to_string(),
+    };
+    let content = crate::drift::read_anchored(root, &relative).map_err(|e| match e {
+        crate::drift::Drift::Missing => "missing when imported".to_string(),
+        crate::drift::Drift::Unchecked(reason) => reason,
+        other => format!("{other:?}"),
+    })?;
+    let lines = crate::anchor::line_count(&content).max(1);
+    let anchor = crate::anchor::capture(root, &format!("{relative}:1-{lines}")).map_err(|e| e.to_string())?;
+    let hash = Sha256::digest(&content).iter().map(|b| format!("{b:02x}")).collect();
+    Ok((anchor, hash))
+}
+
+fn actor_of(word: &str) -> Actor {
+    word.parse().unwrap_or(Actor::Agent)
+}
+
+fn at(ts: f64) -> Timestamp {
+    Timestamp(ts as i64)
+}
+
+/// Write a prepared vectr workspace into `workspace` in one transaction.
+/// `vectors` (one per note to create, in order) are stored with the notes.
+pub fn write(
+    store: &mut Store,
+    workspace: &str,
+    prepared: PreparedVectr,
+    now: Timestamp,
+    vectors: Option<(&[Vec<Vec<f32>>], &str)>,
+) -> Result<VectrReport, VectrError> {
+    let PreparedVectr { notes, events, drifted, already } = prepared;
+    Ok(store.write(|w| {
+        let mut report = VectrReport { already_imported: already, ..VectrReport::default() };
+        let mut ids: HashMap<i64, NoteId> = HashMap::new();
+        for (index, (vectr, note, actor)) in notes.into_iter().enumerate() {
+            let id = w.create(workspace, note, actor, at(vectr.created_at))?;
+            if let Some((vectors, model)) = vectors
+                && let Some(vector) = vectors.get(index)
+            {
+                w.put_vectors(id, workspace, vector, model)?;
+            }
+            ids.insert(vectr.id, id);
+            report.ids.push((vectr.id, id));
+            report.notes += 1;
+            report.events += 1;
+        }
+        for event in events {
+            let id = ids[&event.note_id];
+            let kind = match event.event.as_str() {
+                "superseded" | "superseded_post_hoc" => {
+                    match event.payload.as_deref().and_then(|p| p.trim().parse::<i64>().ok()).and_then(|p| ids.get(&p))
+                    {
+                        Some(&by) => EventKind::Superseded { by },
+                        None => {
+                            report.not_applied.push(format!(
+                                "event {} ({} of #{}): its successor is not among the imported notes",
+                                event.id, event.event, event.note_id
+                            ));
+                            continue;
+                        }
+                    }
+                }
+                "revoked" => EventKind::Revoked,
+                "stale_flagged" => EventKind::StaleFlagged,
+                "reinstated" => EventKind::Reinstated,
+                "expired" => EventKind::Expired,
+                "promoted" => match event.payload.as_deref().and_then(|p| p.parse::<Provenance>().ok()) {
+                    Some(to) => EventKind::Promoted { to },
+                    None => {
+                        report.not_applied.push(format!(
+                            "event {} (promoted #{}): no provenance in its payload",
+                            event.id, event.note_id
+                        ));
+                        continue;
+                    }
+                },
+                other => {
+                    report
+                        .not_applied
+                        .push(format!("event {} (#{}): unknown event '{other}'", event.id, event.note_id));
+                    continue;
+                }
+            };
+            let data =
+                EventData { kind, actor: actor_of(&event.actor), at: at(event.ts), reason: event.reason.clone() };
+            match w.append(&Scope::All, id, data) {
+                Ok(_) => report.events += 1,
+                Err(StoreError::Transition { source, .. }) => report
+                    .not_applied
+                    .push(format!("event {} ({} of #{}): {source}", event.id, event.event, event.note_id)),
+                Err(e) => return Err(e),
+            }
+        }
+        for vectr_id in drifted {
+            let id = ids[&vectr_id];
+            let data = EventData {
+                kind: EventKind::StaleFlagged,
+                actor: Actor::System,
+                at: now,
+                reason: Some("an anchored file changed since vectr recorded it".into()),
+            };
+            match w.append(&Scope::All, id, data) {
+                Ok(_) => report.events += 1,
+                Err(StoreError::Transition { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(report)
+    })?)
+}
