@@ -92,6 +92,57 @@ fn hooks_inject_directives_prompt_recall_and_pre_edit_notes_once_per_session() {
     assert!(plain.contains("Squash before you merge") && !plain.contains("Recent notes"), "{plain}");
 }
 
+/// A shell standing in for an agent harness: it runs the user-prompt hook of
+/// its session, waits for `go`, then records `title` as its agent would.
+fn harness_session(env: &Env, session: &str, prompt: &str, title: &str) -> std::process::Child {
+    let payload = env.home.join(format!("{session}.json"));
+    let cwd = env.root.display().to_string();
+    let json = json!({ "session_id": session, "cwd": cwd, "hook_event_name": "UserPromptSubmit", "prompt": prompt });
+    std::fs::write(&payload, json.to_string()).unwrap();
+    let template = env.command(&[]);
+    let mut shell = std::process::Command::new("sh");
+    shell
+        .arg("-c")
+        .arg(r#"mnemo="$0"; "$mnemo" hook user-prompt < "$1" > /dev/null || exit 9; touch "$1.ready"; while [ ! -f "$1.go" ]; do sleep 0.02; done; exec "$mnemo" remember --json --kind directive --title "$2""#)
+        .arg(env!("CARGO_BIN_EXE_mnemo"))
+        .arg(&payload)
+        .arg(title)
+        .current_dir(&env.root)
+        .stdout(Stdio::piped());
+    for (key, value) in template.get_envs() {
+        match value {
+            Some(value) => shell.env(key, value),
+            None => shell.env_remove(key),
+        };
+    }
+    let child = shell.spawn().unwrap();
+    let ready = env.home.join(format!("{session}.json.ready"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !ready.exists() {
+        assert!(std::time::Instant::now() < deadline, "the hook of {session} never ran");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child
+}
+
+#[test]
+fn a_write_binds_the_quote_of_its_own_session_not_the_latest_one() {
+    let env = Env::new();
+    let a = harness_session(&env, "session-a", "Never force-push to main, please.", "Never force-push to main");
+    // Another session's prompt arrives later: it is the most recent, but not the writer's.
+    let b = json!({ "session_id": "session-b", "cwd": env.root.display().to_string(), "hook_event_name": "UserPromptSubmit", "prompt": "Use tabs in the Makefile." });
+    hook(&env, "user-prompt", &b.to_string());
+    std::fs::write(env.home.join("session-a.json.go"), "").unwrap();
+    let out = a.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let note: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(note["provenance"], "user-stated", "{note}");
+    assert_eq!(env.json(&["show", &note["id"].to_string()])["quote"], "Never force-push to main");
+    // A writer that shares no nearer parent with either falls back to the most recent session.
+    let latest = env.json(&["remember", "--kind", "directive", "--title", "Use tabs in the Makefile"]);
+    assert_eq!(latest["provenance"], "user-stated", "{latest}");
+}
+
 #[test]
 fn trigger_bundles_from_the_config_choose_what_each_hook_delivers() {
     let env = Env::new();

@@ -6,6 +6,7 @@ mod cli;
 mod commands;
 mod context;
 mod output;
+mod process_tree;
 mod semantic;
 
 use std::process::ExitCode;

@@ -35,11 +35,17 @@ use crate::commands::recall::run_recall;
 use crate::context::Context;
 use crate::semantic::Semantic;
 
-/// What a session has been told, and what the user said last.
+/// What a session has been told, what the user said last, and where its
+/// hooks ran from (the workspace; the hook's parent processes, which include
+/// the harness), so a later write binds quotes of its own session.
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct SessionState {
     pub user_message: Option<String>,
     pub injected: Vec<NoteId>,
+    #[serde(default)]
+    pub workspace: Option<String>,
+    #[serde(default)]
+    pub ancestors: Vec<u32>,
 }
 
 fn sessions_dir(ctx: &Context) -> PathBuf {
@@ -63,14 +69,23 @@ fn save(path: &Path, state: &SessionState) {
     let _ = std::fs::write(path, serde_json::to_string(state).unwrap_or_default());
 }
 
-/// The user's current message in the most recently active session, for quote binding.
+/// The user's current message in the writer's own session, for quote
+/// binding: among this workspace's sessions, the one whose hooks share the
+/// nearest parent process with this process (the harness that runs both),
+/// the most recently active one on a tie or where processes tell nothing.
 pub fn latest_user_message(ctx: &Context) -> Option<String> {
+    let writer = crate::process_tree::ancestors();
     let entries = std::fs::read_dir(sessions_dir(ctx)).ok()?;
-    let newest = entries
+    entries
         .filter_map(|e| e.ok())
-        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
-        .max_by_key(|(modified, _)| *modified)?;
-    load(&newest.1).user_message
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, load(&e.path()))))
+        .filter(|(_, state)| state.workspace.as_deref().is_none_or(|w| w == ctx.workspace.id))
+        .filter(|(_, state)| state.user_message.is_some())
+        .min_by_key(|(modified, state)| {
+            let nearness = crate::process_tree::nearness(&writer, &state.ancestors).unwrap_or(usize::MAX);
+            (nearness, std::cmp::Reverse(*modified))
+        })
+        .and_then(|(_, state)| state.user_message)
 }
 
 /// A budget in characters (about four per token).
@@ -127,6 +142,8 @@ pub fn run(ctx: &Context, args: Hook) -> anyhow::Result<ExitCode> {
     let field = |name: &str| payload.as_ref().and_then(|p| p.get(name)).and_then(Value::as_str).map(str::to_string);
     let session_path = session_file(ctx, &field("session_id").unwrap_or_else(|| "default".into()));
     let mut session = load(&session_path);
+    session.workspace = Some(ctx.workspace.id.clone());
+    session.ancestors = crate::process_tree::ancestors();
     let mut budget = Budget(args.budget.saturating_mul(4));
     let triggers = match ctx.config() {
         Ok(config) => config.triggers.clone(),
