@@ -69,6 +69,30 @@ fn revoke_reinstate_flag_expire_promote_and_supersede() {
 }
 
 #[test]
+fn remember_contradicts_revokes_the_wrong_note_in_the_same_write() {
+    let env = Env::new();
+    let wrong = env.remember("finding", "Retries are unlimited");
+    let right = env.json(&[
+        "remember",
+        "--kind",
+        "finding",
+        "--title",
+        "Retries stop at 3",
+        "--contradicts",
+        &format!("#{wrong}"),
+    ]);
+    let shown = env.json(&["show", &wrong.to_string()]);
+    assert_eq!(
+        (shown["state"].as_str(), shown["state_reason"].as_str()),
+        (Some("revoked"), Some(format!("contradicted by #{}", right["id"]).as_str()))
+    );
+    let before = env.fingerprint();
+    let refused = env.fails(&["remember", "--kind", "finding", "--title", "Again", "--contradicts", "4242"], 1);
+    assert!(refused.contains("no note #4242"), "{refused}");
+    assert_eq!(env.fingerprint(), before, "the new note is not written when its link is refused");
+}
+
+#[test]
 fn illegal_transitions_exit_2_name_the_state_and_change_nothing() {
     let env = Env::new();
     let a = env.remember("gotcha", "a").to_string();

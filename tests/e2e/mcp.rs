@@ -154,6 +154,20 @@ fn an_agent_remembers_recalls_revokes_and_reads_the_memory_over_mcp() {
     assert!(unknown["error"]["message"].as_str().unwrap().contains("no resource"), "{unknown}");
     let (still, error) = mcp.call("history", json!({ "id": id }));
     assert!(!error && still.contains("revoked"));
+
+    // contradicts: the wrong note is revoked by the new one, in the same write.
+    let wrong = env.remember("finding", "The cache holds 10 GB");
+    let (right, error) =
+        mcp.call("remember", json!({ "kind": "finding", "title": "The cache holds 12 GB", "contradicts": wrong }));
+    assert!(!error, "{right}");
+    let right: Value = serde_json::from_str(&right).unwrap();
+    let wrong_now = env.json(&["show", &wrong.to_string()]);
+    assert_eq!(wrong_now["state"], "revoked");
+    assert_eq!(wrong_now["state_reason"], format!("contradicted by #{}", right["id"]));
+    let before = env.fingerprint();
+    let (again, error) = mcp.call("remember", json!({ "kind": "finding", "title": "Twice", "contradicts": wrong }));
+    assert!(error && again.contains("revoked"), "a refused link writes nothing: {again}");
+    assert_eq!(env.fingerprint(), before);
     mcp.finish();
     env.ok(&["store", "verify"]);
 }

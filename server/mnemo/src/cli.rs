@@ -111,6 +111,9 @@ pub struct Remember {
     /// The user's current message; a note stated in it verbatim becomes user-stated
     #[arg(long, value_name = "TEXT")]
     pub user_message: Option<String>,
+    /// A note this one proves wrong: it is revoked, "contradicted by" the new one
+    #[arg(long, value_name = "ID", value_parser = parse_id)]
+    pub contradicts: Option<i64>,
     #[command(flatten)]
     pub person: Person,
 }

@@ -26,7 +26,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::commands::recall::{answer_json, context_json, note_with_trust, run_recall, session_context};
-use crate::commands::remember::{bind_provenance, capture_anchors, create_note};
+use crate::commands::remember::{Links, bind_provenance, capture_anchors, create_linked_note};
 use crate::context::Context;
 use crate::output::event_json;
 use crate::semantic::Semantic;
@@ -71,6 +71,8 @@ pub struct RememberArgs {
     pub anchors: Vec<String>,
     /// The id of a note this one replaces (it becomes superseded)
     pub supersedes: Option<NoteId>,
+    /// The id of a note this one proves wrong (it is revoked, "contradicted by" this one)
+    pub contradicts: Option<NoteId>,
     /// The user's current message, when the note states it (binds the quote: provenance user-stated)
     pub user_message: Option<String>,
 }
@@ -151,15 +153,11 @@ impl MemoryServer {
             let (provenance, quote) = bind_provenance(Provenance::Agent, &args.title, &args.body, message.as_deref());
             let note = NewNote { kind, priority, title: args.title, body: args.body, provenance, quote, anchors };
             let mut store = s.ctx.open()?;
-            let id = match args.supersedes {
-                None => create_note(&s.ctx, &mut store, &mut s.semantic, note, Actor::Agent)?,
-                Some(old) => {
-                    let scope = s.ctx.scope(false);
-                    let (ctx, now) = (&s.ctx, s.ctx.now);
-                    ctx.write(&mut store, |w| w.supersede(&scope, old, note, Actor::Agent, now, None))?
-                }
-            };
-            Ok(pretty(&json!({ "id": id, "provenance": provenance, "supersedes": args.supersedes })))
+            let links = Links { supersedes: args.supersedes, contradicts: args.contradicts };
+            let id = create_linked_note(&s.ctx, &mut store, &mut s.semantic, note, Actor::Agent, links)?;
+            Ok(pretty(&json!({
+                "id": id, "provenance": provenance, "supersedes": args.supersedes, "contradicts": args.contradicts
+            })))
         })
     }
 

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::anyhow;
 use mnemo_core::quote::find_user_quote;
-use mnemo_core::{Anchor, NewNote, Provenance};
+use mnemo_core::{Anchor, EventData, EventKind, NewNote, NoteId, Provenance};
 use serde_json::json;
 
 use crate::cli::{Remember, RequestedProvenance};
@@ -34,9 +34,10 @@ pub fn run(ctx: &Context, args: Remember) -> anyhow::Result<ExitCode> {
         anchors,
     };
     let mut store = ctx.open()?;
-    let id = create_note(ctx, &mut store, &mut Semantic::load(ctx), note, actor)?;
+    let links = Links { supersedes: None, contradicts: args.contradicts };
+    let id = create_linked_note(ctx, &mut store, &mut Semantic::load(ctx), note, actor, links)?;
     if ctx.json {
-        print_json(&json!({ "id": id, "provenance": provenance }));
+        print_json(&json!({ "id": id, "provenance": provenance, "contradicts": args.contradicts }));
     } else {
         println!("#{id}");
     }
@@ -51,11 +52,47 @@ pub fn create_note(
     note: NewNote,
     actor: mnemo_core::Actor,
 ) -> anyhow::Result<mnemo_core::NoteId> {
+    create_linked_note(ctx, store, semantic, note, actor, Links::default())
+}
+
+/// Notes a new note replaces or proves wrong.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Links {
+    /// Superseded by the new note (it states the corrected fact).
+    pub supersedes: Option<NoteId>,
+    /// Revoked, "contradicted by #new" (it was wrong).
+    pub contradicts: Option<NoteId>,
+}
+
+/// Write a new note with its vectors and its links, in one transaction: a
+/// refused link (an unknown id, a note already revoked) writes nothing.
+pub fn create_linked_note(
+    ctx: &Context,
+    store: &mut mnemo_store::Store,
+    semantic: &mut Semantic,
+    note: NewNote,
+    actor: mnemo_core::Actor,
+    links: Links,
+) -> anyhow::Result<NoteId> {
+    if links.supersedes.is_some() && links.supersedes == links.contradicts {
+        anyhow::bail!(
+            "a note cannot both supersede and contradict #{}; choose one",
+            links.supersedes.unwrap_or_default()
+        );
+    }
     let vectors = semantic.vectors_for_new_note(store, &note.title, &note.body);
+    let scope = ctx.scope(false);
     ctx.write(store, |w| {
-        let id = w.create(&ctx.workspace.id, note, actor, ctx.now)?;
+        let id = match links.supersedes {
+            None => w.create(&ctx.workspace.id, note, actor, ctx.now)?,
+            Some(old) => w.supersede(&scope, old, note, actor, ctx.now, None)?,
+        };
         if let Some((vectors, model)) = &vectors {
             w.put_vectors(id, &ctx.workspace.id, vectors, model)?;
+        }
+        if let Some(wrong) = links.contradicts {
+            let reason = Some(format!("contradicted by #{id}"));
+            w.append(&scope, wrong, EventData { kind: EventKind::Revoked, actor, at: ctx.now, reason })?;
         }
         Ok(id)
     })
