@@ -69,6 +69,39 @@ impl Client {
         self.wait(|m| m["id"] == id)
     }
 
+    /// Send a request without waiting for its response; its id.
+    pub(crate) fn send_request(&mut self, method: &str, params: Value) -> i64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
+        id
+    }
+
+    /// The server process, to kill it.
+    pub(crate) fn child(&mut self) -> &mut Child {
+        &mut self.child
+    }
+
+    /// The editor goes away: stdin closed with no shutdown. The server's exit
+    /// status (it must exit on its own within 20 s) and its stderr.
+    pub(crate) fn vanish(mut self) -> (std::process::ExitStatus, String) {
+        drop(self.stdin);
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("the server did not exit within 20 s of its client going away");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut stderr = String::new();
+        self.child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+        (status, stderr)
+    }
+
     /// Send a request; its response and the messages that came before it.
     fn request_seeing(&mut self, method: &str, params: Value) -> (Value, Vec<Value>) {
         let id = self.next_id;

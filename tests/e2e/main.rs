@@ -7,6 +7,7 @@ mod cli_lifecycle;
 mod cli_reads;
 mod concurrency;
 mod drift;
+mod faults;
 mod hooks;
 mod import_vectr;
 pub(crate) mod lsp;

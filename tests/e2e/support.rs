@@ -99,6 +99,22 @@ impl Env {
         serde_json::from_str(&self.ok(&args)).unwrap()
     }
 
+    /// `sh -c SCRIPT` with this environment, the binary as `$MNEMO`, and
+    /// `args` as `$1`, `$2`, …, in the workspace directory.
+    pub fn shell(&self, script: &str, args: &[&str]) -> Command {
+        let template = self.command(&[]);
+        let mut shell = Command::new("sh");
+        shell.arg("-c").arg(script).arg("sh").args(args).current_dir(&self.root);
+        for (key, value) in template.get_envs() {
+            match value {
+                Some(value) => shell.env(key, value),
+                None => shell.env_remove(key),
+            };
+        }
+        shell.env("MNEMO", env!("CARGO_BIN_EXE_mnemo"));
+        shell
+    }
+
     /// `remember` and return the new id.
     pub fn remember(&self, kind: &str, title: &str) -> i64 {
         let out = self.ok(&["remember", "--kind", kind, "--title", title]);

@@ -16,6 +16,10 @@ pub enum StoreError {
     TooNew { path: PathBuf, found: i64, supported: i64 },
     #[error("cannot open the store at {path}: {reason}; check the path and its permissions, or pass --store PATH")]
     CannotOpen { path: PathBuf, reason: String },
+    #[error(
+        "the store at {path} could not be written: {reason}; nothing was written: free disk space (or lift the file-size limit), check the disk, and retry"
+    )]
+    WriteFailed { path: PathBuf, reason: String },
     #[error("the store at {path} is read-only; make it writable or pass --store PATH")]
     ReadOnly { path: PathBuf },
     #[error("the store at {path} stayed locked by another process for {seconds}s; retry, or find the stuck process")]

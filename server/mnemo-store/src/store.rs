@@ -120,7 +120,10 @@ pub(crate) fn classify(e: rusqlite::Error, path: &Path) -> StoreError {
         Some(ErrorCode::CannotOpen | ErrorCode::PermissionDenied) => {
             StoreError::CannotOpen { path, reason: e.to_string() }
         }
-        Some(ErrorCode::DiskFull) => StoreError::CannotOpen { path, reason: "the disk is full".into() },
+        Some(ErrorCode::DiskFull) => StoreError::WriteFailed { path, reason: "the disk is full".into() },
+        Some(ErrorCode::SystemIoFailure) => {
+            StoreError::WriteFailed { path, reason: format!("{e} (a full disk, a file-size limit or a failing disk)") }
+        }
         _ => StoreError::Sqlite(e),
     }
 }
