@@ -9,6 +9,7 @@ mod concurrency;
 mod drift;
 mod faults;
 mod hooks;
+mod hostile;
 mod import_vectr;
 pub(crate) mod lsp;
 mod mcp;

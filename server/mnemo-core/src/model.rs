@@ -180,22 +180,16 @@ pub fn normalize_title(title: &str) -> String {
 }
 
 /// Normalise body text: LF line endings, no trailing whitespace per line, no
-/// leading or trailing blank lines. A last line that would read back as an
-/// anchor link is escaped with a backslash (`\[…`), which markdown renders
-/// the same.
+/// leading or trailing blank lines. Lines that look like the file's structure
+/// are escaped when rendered (`memory_md::render`), not here.
 pub fn normalize_body(body: &str) -> String {
     let lines: Vec<&str> = body.lines().map(|l| l.trim_end()).collect();
     let first = lines.iter().position(|l| !l.is_empty());
     let last = lines.iter().rposition(|l| !l.is_empty());
-    let mut body = match (first, last) {
+    match (first, last) {
         (Some(a), Some(b)) => lines[a..=b].join("\n"),
         _ => String::new(),
-    };
-    let last_line_start = body.rfind('\n').map_or(0, |i| i + 1);
-    if crate::memory_md::parse_anchor(&body[last_line_start..]).is_some() {
-        body.insert(last_line_start, '\\');
     }
-    body
 }
 
 /// A reason is one line: whitespace collapsed, and no ` · ` (which separates

@@ -8,8 +8,8 @@ mod render;
 #[cfg(test)]
 pub(crate) mod tests;
 
+pub(crate) use parse::leading_id;
 pub use parse::{Diagnostic, ParsedCheckout, ParsedEntry, Severity, parse_checkout, split_marker};
-pub(crate) use parse::{leading_id, parse_anchor};
 pub use render::{entries_of, render, render_views};
 
 use crate::lifecycle::Status;

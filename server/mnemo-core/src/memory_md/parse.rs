@@ -269,11 +269,17 @@ pub fn split_marker(text: &str) -> Option<(Result<StateMarker, String>, &str)> {
 
 /// Body lines and the trailing anchor links of an entry.
 fn parse_continuation(lines: &[&str], first_line: usize, out: &mut ParsedCheckout) -> (String, Vec<AnchorLink>) {
-    let mut content: Vec<String> = Vec::with_capacity(lines.len());
+    // (text, escaped): an escaped line is body text whatever it looks like.
+    let mut content: Vec<(String, bool)> = Vec::with_capacity(lines.len());
     for (offset, line) in lines.iter().enumerate() {
         if line.is_empty() {
-            content.push(String::new());
+            content.push((String::new(), false));
         } else if let Some(stripped) = line.strip_prefix("  ") {
+            let indent = stripped.len() - stripped.trim_start().len();
+            if let Some(unescaped) = stripped[indent..].strip_prefix('\\') {
+                content.push((format!("{}{unescaped}", &stripped[..indent]), true));
+                continue;
+            }
             if let Some(id) = stripped.trim_start().strip_prefix("- ").and_then(leading_entry_id) {
                 out.unreadable_ids.push(id);
                 out.diagnostics.push(Diagnostic {
@@ -286,7 +292,7 @@ fn parse_continuation(lines: &[&str], first_line: usize, out: &mut ParsedCheckou
                     ),
                 });
             }
-            content.push(stripped.to_string());
+            content.push((stripped.to_string(), false));
         } else {
             out.diagnostics.push(Diagnostic {
                 line: first_line + offset,
@@ -295,19 +301,19 @@ fn parse_continuation(lines: &[&str], first_line: usize, out: &mut ParsedCheckou
                 severity: Severity::Warning,
                 message: "body lines are indented by exactly two spaces".into(),
             });
-            content.push(line.trim_start().to_string());
+            content.push((line.trim_start().to_string(), false));
         }
     }
     let mut anchors = Vec::new();
-    while let Some(anchor) = content.last().and_then(|l| parse_anchor(l)) {
+    while let Some(anchor) = content.last().filter(|(_, escaped)| !escaped).and_then(|(l, _)| parse_anchor(l)) {
         anchors.push(anchor);
         content.pop();
     }
     anchors.reverse();
-    while content.last().is_some_and(|l| l.trim().is_empty()) {
+    while content.last().is_some_and(|(l, _)| l.trim().is_empty()) {
         content.pop();
     }
-    let body = content.iter().map(|l| l.trim_end()).collect::<Vec<_>>().join("\n");
+    let body = content.iter().map(|(l, _)| l.trim_end()).collect::<Vec<_>>().join("\n");
     (body, anchors)
 }
 

@@ -71,13 +71,25 @@ fn render_entry(out: &mut String, entry: &Entry) {
         out.push('\n');
         if !line.is_empty() {
             out.push_str("  ");
-            out.push_str(line);
+            out.push_str(&escape_body_line(line));
         }
     }
     for anchor in &entry.anchors {
         out.push_str("\n  ");
         out.push_str(&render_anchor(anchor));
     }
+}
+
+/// A body line that would read back as something else (an entry, an anchor
+/// link), or that starts with the escape character itself, gets a backslash
+/// after its indentation; the parser removes exactly one. So no note's text
+/// can change the file's structure, and every body round-trips.
+pub(super) fn escape_body_line(line: &str) -> std::borrow::Cow<'_, str> {
+    let indent = line.len() - line.trim_start().len();
+    let rest = &line[indent..];
+    let looks_structural =
+        rest.starts_with('\\') || rest.starts_with("- [#") || super::parse::parse_anchor(line).is_some();
+    if looks_structural { format!("{}\\{rest}", &line[..indent]).into() } else { line.into() }
 }
 
 /// `STALE 2026-08-09 (reason)` and friends.

@@ -333,6 +333,12 @@ fn text_strategy(max: usize) -> impl Strategy<Value = String> {
         Just("  ".to_string()),
         Just("\t".to_string()),
         Just("[a.rs:1-2](a.rs#L1-L2)".to_string()),
+        Just("\n[a.rs:1-2](a.rs#L1-L2)".to_string()),
+        Just("\n- [#7] 2026-01-01 · high · an entry in a body".to_string()),
+        Just("\n  - [#8] 2026-01-01 · low · indented".to_string()),
+        Just("\\".to_string()),
+        Just("\n\\- [#9]".to_string()),
+        Just("<!-- ".to_string()),
         Just("x".repeat(300)),
     ];
     prop::collection::vec(pieces, 0..max).prop_map(|p| p.concat())
