@@ -81,10 +81,12 @@ impl Mcp {
         (text, result["isError"] == true)
     }
 
+    /// Close stdin: the server must exit by itself (the watchdog stays armed
+    /// until it has, so a server that does not exit fails the test).
     fn finish(mut self) {
-        let _ = self.done.send(());
         drop(self.stdin);
         let status = self.child.wait().unwrap();
+        let _ = self.done.send(());
         let mut stderr = String::new();
         std::io::Read::read_to_string(&mut self.child.stderr.take().unwrap(), &mut stderr).unwrap();
         assert!(status.success() && !stderr.contains("panicked"), "{stderr}");

@@ -345,7 +345,8 @@ pub fn run(ctx: Context) -> anyhow::Result<ExitCode> {
     };
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(async {
-        let service = server.serve(rmcp::transport::stdio()).await?;
+        let (stdin, stdout) = rmcp::transport::stdio();
+        let service = server.serve((crate::commands::mcp_stdin::WholeLines::new(stdin), stdout)).await?;
         service.waiting().await?;
         anyhow::Ok(())
     })?;

@@ -9,6 +9,7 @@ mod import;
 pub(crate) mod lifecycle;
 mod lsp;
 mod mcp;
+mod mcp_stdin;
 mod read;
 pub(crate) mod recall;
 pub(crate) mod remember;
