@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::support::Env;
 
-struct Mcp {
+pub(crate) struct Mcp {
     /// Told when the test is done; else the server is killed after a minute,
     /// so a missing answer fails the test instead of hanging it.
     done: std::sync::mpsc::Sender<()>,
@@ -20,7 +20,7 @@ struct Mcp {
 }
 
 impl Mcp {
-    fn start(env: &Env) -> Mcp {
+    pub(crate) fn start(env: &Env) -> Mcp {
         let mut child =
             env.command(&["mcp"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
         let stdin = child.stdin.take().unwrap();
@@ -47,7 +47,7 @@ impl Mcp {
         self.stdin.flush().unwrap();
     }
 
-    fn request(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
         self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
@@ -74,7 +74,7 @@ impl Mcp {
     }
 
     /// Call a tool; its text and whether it is an error.
-    fn call(&mut self, tool: &str, arguments: Value) -> (String, bool) {
+    pub(crate) fn call(&mut self, tool: &str, arguments: Value) -> (String, bool) {
         let answer = self.request("tools/call", json!({ "name": tool, "arguments": arguments }));
         let result = &answer["result"];
         let text = result["content"][0]["text"].as_str().unwrap_or_else(|| panic!("{answer}")).to_string();
@@ -83,7 +83,7 @@ impl Mcp {
 
     /// Close stdin: the server must exit by itself (the watchdog stays armed
     /// until it has, so a server that does not exit fails the test).
-    fn finish(mut self) {
+    pub(crate) fn finish(mut self) {
         drop(self.stdin);
         let status = self.child.wait().unwrap();
         let _ = self.done.send(());
