@@ -69,6 +69,12 @@ impl Client {
         self.wait(|m| m["id"] == id)
     }
 
+    /// Write raw bytes to the server (malformed frames).
+    pub(crate) fn send_raw(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
     /// Send a request without waiting for its response; its id.
     pub(crate) fn send_request(&mut self, method: &str, params: Value) -> i64 {
         let id = self.next_id;

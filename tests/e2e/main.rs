@@ -8,6 +8,7 @@ mod cli_reads;
 mod concurrency;
 mod drift;
 mod faults;
+mod fuzz;
 mod hooks;
 mod hostile;
 mod import_vectr;

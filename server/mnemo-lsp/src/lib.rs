@@ -14,6 +14,7 @@ mod diagnostics;
 mod documents;
 mod drift_watch;
 mod ext;
+mod frames;
 mod hover;
 mod outline;
 mod panic_guard;

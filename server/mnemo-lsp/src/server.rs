@@ -35,7 +35,9 @@ pub async fn serve(input: impl AsyncRead + Unpin, output: impl AsyncWrite, confi
     let (service, socket) = LspService::build(|client| Backend::new(client, config))
         .custom_method("memory/checkout", Backend::checkout)
         .custom_method("memory/checkin", Backend::checkin)
+        .custom_method(crate::frames::MALFORMED, Backend::malformed)
         .finish();
+    let input = crate::frames::WellFormed::new(input);
     Server::new(input, output, socket).serve(crate::panic_guard::CatchPanics(service)).await;
 }
 
@@ -208,6 +210,13 @@ impl Backend {
         })
         .await
         .map_err(|e| internal(format!("the store task failed: {e}")))?
+    }
+
+    /// A frame the client sent could not be read (`frames.rs` replaced it):
+    /// say so in the client's log rather than end the session.
+    async fn malformed(&self, params: serde_json::Value) {
+        let reason = params["reason"].as_str().unwrap_or("a malformed message");
+        self.client.log_message(MessageType::ERROR, format!("mnemo: {reason}")).await;
     }
 
     async fn checkout(&self, params: CheckoutParams) -> Result<CheckoutResult> {
