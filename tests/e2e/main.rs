@@ -13,6 +13,7 @@ mod hooks;
 mod hostile;
 mod import_vectr;
 mod isolation;
+mod load;
 pub(crate) mod lsp;
 pub(crate) mod mcp;
 mod mirror;

@@ -21,6 +21,11 @@ pub(crate) struct Mcp {
 
 impl Mcp {
     pub(crate) fn start(env: &Env) -> Mcp {
+        Mcp::start_with_watchdog(env, std::time::Duration::from_secs(60))
+    }
+
+    /// A server that is killed if it has not exited after `limit`.
+    pub(crate) fn start_with_watchdog(env: &Env, limit: std::time::Duration) -> Mcp {
         let mut child =
             env.command(&["mcp"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
         let stdin = child.stdin.take().unwrap();
@@ -28,7 +33,7 @@ impl Mcp {
         let (done, finished) = std::sync::mpsc::channel::<()>();
         let pid = child.id().to_string();
         std::thread::spawn(move || {
-            if finished.recv_timeout(std::time::Duration::from_secs(60)).is_err() {
+            if finished.recv_timeout(limit).is_err() {
                 let _ = std::process::Command::new("kill").args(["-9", &pid]).status();
             }
         });
