@@ -9,12 +9,12 @@
 use mnemo_core::expiry::ExpiryPolicy;
 use mnemo_core::lifecycle::created;
 use mnemo_core::model::normalize_reason;
-use mnemo_core::{Actor, EventData, EventKind, NewNote, NoteId, NoteState, Timestamp, apply};
+use mnemo_core::{Actor, EventData, EventKind, Kind, NewNote, NoteId, NoteState, Timestamp, apply};
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use crate::error::StoreError;
 use crate::read::Scope;
-use crate::sql_codec::{EventColumns, StateColumns, parse};
+use crate::sql_codec::{EventColumns, StateColumns};
 
 pub struct Writer<'s> {
     tx: Transaction<'s>,
@@ -200,21 +200,28 @@ impl<'s> Writer<'s> {
         policy: &ExpiryPolicy,
         now: Timestamp,
     ) -> Result<Vec<NoteId>, StoreError> {
-        let candidates: Vec<(NoteId, String)> = self
-            .tx
-            .prepare_cached(
-                "SELECT s.note_id, n.kind FROM note_state s JOIN notes n ON n.id = s.note_id
-                 WHERE s.workspace = ?1 AND s.status IN ('active', 'stale_flagged') ORDER BY s.note_id",
-            )?
-            .query_map([workspace], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<Result<_, _>>()?;
+        // Only the kinds with a time-to-live, only notes live long enough: this
+        // runs in every write transaction, so it must not read the whole
+        // workspace (it did: 80 ms per write at 100k notes, all under the lock).
+        let mut candidates: Vec<(NoteId, Kind)> = Vec::new();
+        for &kind in Kind::ALL {
+            let Some(days) = policy.days(kind) else { continue };
+            let live_before = now.0 - i64::from(days) * 86_400;
+            let ids = self
+                .tx
+                .prepare_cached(
+                    "SELECT n.id FROM notes n JOIN note_state s ON s.note_id = n.id
+                     WHERE n.workspace = ?1 AND n.kind = ?2 AND s.status IN ('active', 'stale_flagged')
+                       AND s.live_since <= ?3",
+                )?
+                .query_map(params![workspace, kind.as_str(), live_before], |r| r.get::<_, NoteId>(0))?
+                .collect::<Result<Vec<_>, _>>()?;
+            candidates.extend(ids.into_iter().map(|id| (id, kind)));
+        }
+        candidates.sort_unstable();
         let scope = Scope::Workspace(workspace.to_string());
         let mut expired = Vec::new();
         for (id, kind) in candidates {
-            let kind = parse(&kind)?;
-            if policy.days(kind).is_none() {
-                continue;
-            }
             let (_, state) = self.state_of(&scope, id)?;
             if policy.is_due(kind, &state, now) {
                 let event = EventData {
