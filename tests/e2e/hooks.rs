@@ -99,22 +99,9 @@ fn harness_session(env: &Env, session: &str, prompt: &str, title: &str) -> std::
     let cwd = env.root.display().to_string();
     let json = json!({ "session_id": session, "cwd": cwd, "hook_event_name": "UserPromptSubmit", "prompt": prompt });
     std::fs::write(&payload, json.to_string()).unwrap();
-    let template = env.command(&[]);
-    let mut shell = std::process::Command::new("sh");
-    shell
-        .arg("-c")
-        .arg(r#"mnemo="$0"; "$mnemo" hook user-prompt < "$1" > /dev/null || exit 9; touch "$1.ready"; while [ ! -f "$1.go" ]; do sleep 0.02; done; exec "$mnemo" remember --json --kind directive --title "$2""#)
-        .arg(env!("CARGO_BIN_EXE_mnemo"))
-        .arg(&payload)
-        .arg(title)
-        .current_dir(&env.root)
-        .stdout(Stdio::piped());
-    for (key, value) in template.get_envs() {
-        match value {
-            Some(value) => shell.env(key, value),
-            None => shell.env_remove(key),
-        };
-    }
+    let script = r#""$MNEMO" hook user-prompt < "$1" > /dev/null || exit 9; touch "$1.ready"; while [ ! -f "$1.go" ]; do sleep 0.02; done; exec "$MNEMO" remember --json --kind directive --title "$2""#;
+    let mut shell = env.shell(script, &[payload.to_str().unwrap(), title]);
+    shell.stdout(Stdio::piped());
     let child = shell.spawn().unwrap();
     let ready = env.home.join(format!("{session}.json.ready"));
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
