@@ -5,6 +5,7 @@
 //! missing/too old ONNX Runtime is an [`EmbedError`] the caller reports (and
 //! recall falls back to lexical-only); it is never a panic.
 
+mod late;
 mod location;
 
 use std::path::{Path, PathBuf};
@@ -12,6 +13,7 @@ use std::sync::{Mutex, OnceLock};
 
 use fastembed::{InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel};
 
+pub use late::{TokenVectors, max_sim};
 pub use location::{ModelLocation, default_model_dir};
 
 /// Texts per inference batch.

@@ -65,6 +65,23 @@ fn vectors_come_back_in_the_order_of_the_texts_though_batched_by_length() {
 }
 
 #[test]
+fn late_interaction_scores_the_note_that_shares_the_point_highest() {
+    let mut embedder = Embedder::load(&installed()).unwrap();
+    let notes = [
+        "Metric names follow larder_<subsystem>_<name>_<unit>",
+        "No per-path labels on metrics: only route, upstream and status class, or series explode",
+        "The release workflow runs on tags",
+    ];
+    let scores = embedder.late_scores("which labels may I attach to a new counter?", &notes).unwrap();
+    assert_eq!(scores.len(), 3);
+    assert!(scores[1] > scores[0] && scores[1] > scores[2], "{scores:?}");
+    let tokens = embedder.token_vectors(&["a b", "restart the daemon"]).unwrap();
+    assert_eq!((tokens[0].len(), tokens[1].len()), (2, 3), "one vector per real token, no [CLS]/[SEP]");
+    let norm: f32 = tokens[1][0].iter().map(|x| x * x).sum();
+    assert!((norm - 1.0).abs() < 1e-4);
+}
+
+#[test]
 fn a_missing_model_or_runtime_is_an_error_not_a_panic() {
     let empty = tempfile::tempdir().unwrap();
     let err = Embedder::load(&ModelLocation {

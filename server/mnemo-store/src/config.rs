@@ -46,10 +46,19 @@ pub struct WorkspaceConfig {
 
 /// `[recall]`: where the embedding model and ONNX Runtime are (absolute, or
 /// relative to the workspace root). `MNEMO_MODEL_DIR` / `ORT_DYLIB_PATH` win.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecallConfig {
     pub model_dir: Option<PathBuf>,
     pub onnxruntime: Option<PathBuf>,
+    /// How many of the hybrid's best candidates late interaction reranks in
+    /// `mnemo recall`, `context` and the MCP tools (0: off).
+    pub rerank: usize,
+}
+
+impl Default for RecallConfig {
+    fn default() -> Self {
+        RecallConfig { model_dir: None, onnxruntime: None, rerank: crate::recall::DEFAULT_RERANK }
+    }
 }
 
 /// `[memory_export]`: whether and where the mirror is kept current.
@@ -100,6 +109,7 @@ struct RawHooks {
 struct RawRecall {
     model_dir: Option<PathBuf>,
     onnxruntime: Option<PathBuf>,
+    rerank: Option<usize>,
 }
 
 #[derive(serde::Deserialize)]
@@ -172,8 +182,17 @@ impl WorkspaceConfig {
                 memory_export.debounce = Duration::from_secs_f64(seconds);
             }
         }
-        let recall =
-            raw.recall.map(|r| RecallConfig { model_dir: r.model_dir, onnxruntime: r.onnxruntime }).unwrap_or_default();
+        let mut recall = RecallConfig::default();
+        if let Some(raw) = raw.recall {
+            if raw.rerank.is_some_and(|n| n > 200) {
+                return Err("[recall] rerank must be between 0 (off) and 200 candidates".into());
+            }
+            recall = RecallConfig {
+                model_dir: raw.model_dir,
+                onnxruntime: raw.onnxruntime,
+                rerank: raw.rerank.unwrap_or(recall.rerank),
+            };
+        }
         let mut triggers = TriggerBundles::default();
         for (kind, moments) in raw.hooks.map(|h| h.triggers).unwrap_or_default() {
             let kind: Kind = kind.parse().map_err(|e: mnemo_core::ParseEnumError| format!("[hooks.triggers]: {e}"))?;
@@ -229,6 +248,14 @@ mod tests {
         assert!(WorkspaceConfig::parse("[expiry]\ndirective = 3").unwrap_err().contains("directives never expire"));
         assert!(WorkspaceConfig::parse("[expiry]\ntask = -1").is_err());
         assert!(WorkspaceConfig::parse("[expiry").is_err());
+    }
+
+    #[test]
+    fn rerank_depth() {
+        assert_eq!(WorkspaceConfig::parse("").unwrap().recall.rerank, crate::recall::DEFAULT_RERANK);
+        assert_eq!(WorkspaceConfig::parse("[recall]\nrerank = 0").unwrap().recall.rerank, 0);
+        assert!(WorkspaceConfig::parse("[recall]\nrerank = 500").unwrap_err().contains("between 0 (off) and 200"));
+        assert!(WorkspaceConfig::parse("[recall]\nrerank = -1").is_err());
     }
 
     #[test]

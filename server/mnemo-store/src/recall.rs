@@ -3,9 +3,9 @@
 //! workspaces hold can be counted), resolve superseded notes to their live
 //! successors, and hand everything to the core ranking.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
-use mnemo_core::recall::{Candidate, RankingMode, RecallAnswer, RecallRequest, rank};
+use mnemo_core::recall::{Candidate, RankingMode, RecallAnswer, RecallRequest, rank, rerank_targets};
 use mnemo_core::{NoteId, Status};
 use rusqlite::OptionalExtension;
 
@@ -17,11 +17,20 @@ use crate::store::Store;
 /// Candidates taken from each source (lexical, vector), per scope.
 pub const DEFAULT_POOL: usize = 50;
 
+/// Candidates reranked by late interaction when a reranker is given.
+pub const DEFAULT_RERANK: usize = 30;
+
+/// Scores the texts (title, newline, body) of the candidates to rerank, in
+/// order; an error leaves the first-stage ranking.
+pub type Reranker<'a> = &'a mut dyn FnMut(&[String]) -> Result<Vec<f64>, String>;
+
 /// A ranked answer and the pool it was ranked from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RecallOutcome {
     pub answer: RecallAnswer,
     pub candidates: Vec<Candidate>,
+    /// How many candidates late interaction reranked (0: the first stage only).
+    pub reranked: usize,
 }
 
 #[derive(Default)]
@@ -38,6 +47,20 @@ impl Store {
         vector: Option<&[f32]>,
         request: &RecallRequest,
         pool: usize,
+    ) -> Result<RecallOutcome, StoreError> {
+        self.recall_reranked(text, vector, request, pool, 0, None)
+    }
+
+    /// [`Store::recall`], then the best `rerank` candidates of a hybrid
+    /// ranking reranked by `reranker` (late interaction).
+    pub fn recall_reranked(
+        &self,
+        text: &str,
+        vector: Option<&[f32]>,
+        request: &RecallRequest,
+        pool: usize,
+        rerank: usize,
+        reranker: Option<Reranker<'_>>,
     ) -> Result<RecallOutcome, StoreError> {
         self.snapshot(|store| {
             // Across all workspaces too, to count what others hold; skipped when
@@ -78,9 +101,30 @@ impl Store {
                     }
                 }
             }
+            let mut reranked = 0;
+            if let (Some(reranker), RankingMode::Hybrid, true) = (reranker, request.mode, rerank > 0) {
+                let targets = rerank_targets(&candidates, request, rerank);
+                let texts = targets.iter().map(|id| store.note_text(*id)).collect::<Result<Vec<_>, _>>()?;
+                if let Ok(scores) = reranker(&texts) {
+                    let late: HashMap<NoteId, f64> = targets.into_iter().zip(scores).collect();
+                    reranked = late.len();
+                    for c in &mut candidates {
+                        c.late = late.get(&c.id).copied();
+                    }
+                }
+            }
             let answer = rank(&candidates, request);
-            Ok(RecallOutcome { answer, candidates })
+            Ok(RecallOutcome { answer, candidates, reranked })
         })
+    }
+
+    /// Title, newline, body: the text a note is embedded from.
+    fn note_text(&self, id: NoteId) -> Result<String, StoreError> {
+        let (title, body): (String, String) = self
+            .conn
+            .prepare_cached("SELECT title, body FROM notes WHERE id = ?1")?
+            .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(if body.is_empty() { title } else { format!("{title}\n{body}") })
     }
 
     fn has_other_workspaces(&self, workspace: &str) -> Result<bool, StoreError> {
@@ -111,6 +155,7 @@ impl Store {
             successor,
             lexical: evidence.lexical,
             similarity: evidence.similarity,
+            late: None,
         }))
     }
 

@@ -283,6 +283,9 @@ pub struct Eval {
     /// Fusion to measure: `weighted:VECTOR,LEXICAL` or `rrf:K,VECTOR,LEXICAL` [default: the built-in choice]
     #[arg(long, value_parser = parse_fusion)]
     pub fusion: Option<mnemo_core::recall::Fusion>,
+    /// How many of the hybrid's best candidates late interaction reranks (0: measure the first stage alone)
+    #[arg(long, default_value_t = mnemo_store::recall::DEFAULT_RERANK)]
+    pub rerank: usize,
 }
 
 #[derive(Args)]

@@ -33,6 +33,9 @@ pub struct Candidate {
     pub lexical: Option<f64>,
     /// Cosine similarity when the vector search returned it.
     pub similarity: Option<f64>,
+    /// Late-interaction (token MaxSim) score, when the candidate was among
+    /// the ones reranked ([`rerank_targets`]).
+    pub late: Option<f64>,
 }
 
 /// Which evidence ranks.
@@ -149,9 +152,24 @@ fn hidden_reason(status: Status) -> &'static str {
     }
 }
 
+/// The candidates worth reranking: the `k` best of the request's workspace
+/// by the first-stage score, whatever their state (a hidden stale match is
+/// ranked like the rest, so it is named when it would have been found).
+pub fn rerank_targets(candidates: &[Candidate], request: &RecallRequest, k: usize) -> Vec<NoteId> {
+    let scores = fusion::scores(candidates, request.mode, request.fusion);
+    let mut ordered: Vec<(NoteId, f64)> = candidates
+        .iter()
+        .filter(|c| c.workspace == request.workspace)
+        .filter_map(|c| Some((c.id, *scores.get(&c.id)?)))
+        .collect();
+    ordered.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    ordered.into_iter().take(k).map(|(id, _)| id).collect()
+}
+
 /// Rank `candidates` for `request`.
 pub fn rank(candidates: &[Candidate], request: &RecallRequest) -> RecallAnswer {
     let mut scores: HashMap<NoteId, f64> = fusion::scores(candidates, request.mode, request.fusion);
+    fusion::apply_late(&mut scores, candidates, request.mode);
     let mut via: HashMap<NoteId, NoteId> = HashMap::new();
     // A successor inherits the score of the superseded note that matched, so the
     // old note never outranks its replacement and the replacement surfaces.

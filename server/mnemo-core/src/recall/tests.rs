@@ -14,7 +14,7 @@ fn candidate(
         Status::Superseded { by } => Some(by),
         _ => None,
     };
-    Candidate { id, workspace: workspace.into(), kind, status, successor, lexical, similarity }
+    Candidate { id, workspace: workspace.into(), kind, status, successor, lexical, similarity, late: None }
 }
 
 fn ids(answer: &RecallAnswer) -> Vec<NoteId> {
@@ -110,4 +110,27 @@ fn hidden_matches_are_limited_to_the_match_window() {
     c.push(candidate(99, "w", Kind::Gotcha, Status::StaleFlagged, None, Some(0.01)));
     let answer = rank(&c, &RecallRequest::new("w", 5));
     assert!(answer.hidden.is_empty(), "a stale note ranked 31st is not a match: {:?}", answer.hidden);
+}
+
+#[test]
+fn reranked_candidates_rank_above_the_rest_by_their_late_score_and_successors_still_win() {
+    let mut candidates = vec![
+        candidate(1, "w", Kind::Finding, Status::Active, Some(5.0), Some(0.9)),
+        candidate(2, "w", Kind::Finding, Status::Active, None, Some(0.5)),
+        candidate(3, "w", Kind::Finding, Status::Superseded { by: 4 }, None, Some(0.4)),
+        candidate(4, "w", Kind::Finding, Status::Active, None, Some(0.1)),
+    ];
+    let request = RecallRequest::new("w", 10);
+    assert_eq!(rerank_targets(&candidates, &request, 2), [1, 2], "the two best of the first stage");
+    candidates[1].late = Some(0.8);
+    candidates[0].late = Some(0.6);
+    candidates[2].late = Some(0.95);
+    assert_eq!(
+        ids(&rank(&candidates, &request)),
+        [4, 2, 1],
+        "the successor inherits its old note's late score; #2 passes #1"
+    );
+    let mut lexical_only = request.clone();
+    lexical_only.mode = RankingMode::LexicalOnly;
+    assert_eq!(rank(&candidates, &lexical_only).results[0].id, 1, "late scores count in hybrid ranking only");
 }

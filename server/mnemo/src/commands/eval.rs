@@ -98,7 +98,13 @@ pub fn run(ctx: &Context, args: Eval) -> anyhow::Result<ExitCode> {
             request.mode = mode;
             request.fusion = fusion;
             let vector = vectors.as_ref().map(|v| v[index].as_slice());
-            let outcome = store.recall(&query.text, vector, &request, args.pool)?;
+            let mut late = |texts: &[String]| -> Result<Vec<f64>, String> {
+                let embedder = semantic.embedder().ok_or("no model")?;
+                embedder.late_scores(&query.text, texts).map_err(|e| e.to_string())
+            };
+            let reranker: Option<mnemo_store::recall::Reranker<'_>> =
+                if args.rerank == 0 { None } else { Some(&mut late) };
+            let outcome = store.recall_reranked(&query.text, vector, &request, args.pool, args.rerank, reranker)?;
             let relevant: Vec<NoteId> = query.relevant.iter().map(|id| map(*id)).collect();
             let workspace_of: HashMap<NoteId, &str> =
                 outcome.candidates.iter().map(|c| (c.id, c.workspace.as_str())).collect();
@@ -127,7 +133,10 @@ pub fn run(ctx: &Context, args: Eval) -> anyhow::Result<ExitCode> {
     }
     let (primary_mode, primary) = &reports[0];
     let ranking = match (primary_mode, &reason) {
-        (RankingMode::Hybrid, _) => format!("hybrid, {}", fusion.describe()),
+        (RankingMode::Hybrid, _) if args.rerank == 0 => format!("hybrid, {}", fusion.describe()),
+        (RankingMode::Hybrid, _) => {
+            format!("hybrid, {}, then the best {} reranked by late interaction", fusion.describe(), args.rerank)
+        }
         (mode, Some(reason)) => format!("{} ({reason})", mode.name()),
         (mode, None) => mode.name().to_string(),
     };

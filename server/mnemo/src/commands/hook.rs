@@ -197,7 +197,8 @@ pub fn run(ctx: &Context, args: Hook) -> anyhow::Result<ExitCode> {
             if !prompt.trim().is_empty() && !kinds.is_empty() {
                 let mut request = RecallRequest::new(ctx.workspace.id.clone(), 8);
                 request.kinds = kinds;
-                let answer = run_recall(ctx, &mut store, &mut Semantic::load(ctx), &prompt, request)?;
+                // The first stage only: this runs before every prompt.
+                let answer = run_recall(ctx, &mut store, &mut Semantic::load(ctx), &prompt, request, 0)?;
                 let index = index_lines(ctx, &answer.views, &mut session, &mut budget);
                 if !index.is_empty() {
                     lines.push("Notes from the project memory relevant to this prompt (mnemo):".into());

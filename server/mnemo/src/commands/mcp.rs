@@ -25,7 +25,9 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, schemars, tool, too
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::commands::recall::{answer_json, context_json, note_with_trust, run_recall, session_context};
+use crate::commands::recall::{
+    answer_json, context_json, note_with_trust, rerank_setting, run_recall, session_context,
+};
 use crate::commands::remember::{Links, bind_provenance, capture_anchors, create_linked_note};
 use crate::context::Context;
 use crate::output::event_json;
@@ -178,7 +180,8 @@ impl MemoryServer {
             if args.include_stale {
                 request.states.push(Status::StaleFlagged.name());
             }
-            let answer = run_recall(&s.ctx, &mut store, &mut s.semantic, &args.query, request)?;
+            let rerank = rerank_setting(&s.ctx);
+            let answer = run_recall(&s.ctx, &mut store, &mut s.semantic, &args.query, request, rerank)?;
             Ok(pretty(&answer_json(&s.ctx, &answer)))
         })
     }

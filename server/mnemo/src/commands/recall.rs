@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use mnemo_core::index_line::index_line;
 use mnemo_core::recall::{RankingMode, RecallAnswer, RecallRequest, trust_frame};
 use mnemo_core::{Kind, NoteView, Status};
-use mnemo_store::recall::DEFAULT_POOL;
+use mnemo_store::recall::{DEFAULT_POOL, DEFAULT_RERANK};
 use mnemo_store::{Scope, Store};
 use serde_json::{Value, json};
 
@@ -21,14 +21,24 @@ pub(crate) struct Answer {
     pub(crate) views: Vec<NoteView>,
     mode: RankingMode,
     reason: Option<String>,
+    reranked: usize,
 }
 
+/// How many candidates late interaction reranks for this workspace
+/// (`[recall] rerank`; a broken config was reported when it was read).
+pub(crate) fn rerank_setting(ctx: &Context) -> usize {
+    ctx.config().map_or(DEFAULT_RERANK, |c| c.recall.rerank)
+}
+
+/// Recall `text`; `rerank` of the hybrid's best candidates are reranked by
+/// late interaction (0: the first stage only, as the hooks do for speed).
 pub(crate) fn run_recall(
     ctx: &Context,
     store: &mut Store,
     semantic: &mut Semantic,
     text: &str,
     mut request: RecallRequest,
+    rerank: usize,
 ) -> anyhow::Result<Answer> {
     if let Err(e) = semantic.catch_up(store, &Scope::All) {
         eprintln!("warning: could not embed notes written without a model: {e}");
@@ -39,10 +49,16 @@ pub(crate) fn run_recall(
         RankingMode::LexicalOnly => None,
         _ => semantic.embedder().and_then(|e| e.embed(&[text]).ok()).and_then(|mut v| v.pop()),
     };
-    let outcome = store.recall(text, vector.as_deref(), &request, DEFAULT_POOL)?;
+    // Late interaction reranks the best candidates (hybrid only; a failure
+    // keeps the first-stage order).
+    let mut late = |texts: &[String]| -> Result<Vec<f64>, String> {
+        let embedder = semantic.embedder().ok_or("no model")?;
+        embedder.late_scores(text, texts).map_err(|e| e.to_string())
+    };
+    let outcome = store.recall_reranked(text, vector.as_deref(), &request, DEFAULT_POOL, rerank, Some(&mut late))?;
     let scope = ctx.scope(false);
     let views = outcome.answer.results.iter().map(|r| store.note(&scope, r.id)).collect::<Result<Vec<_>, _>>()?;
-    Ok(Answer { answer: outcome.answer, views, mode, reason })
+    Ok(Answer { answer: outcome.answer, views, mode, reason, reranked: outcome.reranked })
 }
 
 /// A note's JSON with its trust frame.
@@ -52,10 +68,11 @@ pub(crate) fn note_with_trust(ctx: &Context, view: &NoteView) -> Value {
     note
 }
 
-fn ranking_line(mode: RankingMode, reason: &Option<String>) -> String {
-    match reason {
-        Some(reason) => format!("ranking: {} ({reason})", mode.name()),
-        None => format!("ranking: {}", mode.name()),
+fn ranking_line(a: &Answer) -> String {
+    match (&a.reason, a.reranked) {
+        (Some(reason), _) => format!("ranking: {} ({reason})", a.mode.name()),
+        (None, 0) => format!("ranking: {}", a.mode.name()),
+        (None, n) => format!("ranking: {}, the best {n} reranked by late interaction", a.mode.name()),
     }
 }
 
@@ -79,6 +96,7 @@ pub(crate) fn answer_json(ctx: &Context, a: &Answer) -> Value {
         "hidden_superseded": a.answer.hidden_superseded.iter().map(|(id, s)| json!({"id": id, "successor": s})).collect::<Vec<_>>(),
         "ranking": a.mode.name(),
         "ranking_reason": a.reason,
+        "reranked": a.reranked,
     })
 }
 
@@ -117,7 +135,7 @@ pub fn recall(ctx: &Context, args: Recall) -> anyhow::Result<ExitCode> {
     if args.include_superseded {
         request.states.push("superseded");
     }
-    let answer = run_recall(ctx, &mut store, &mut semantic, &text, request)?;
+    let answer = run_recall(ctx, &mut store, &mut semantic, &text, request, rerank_setting(ctx))?;
     if ctx.json {
         print_json(&answer_json(ctx, &answer));
         return Ok(ExitCode::SUCCESS);
@@ -130,7 +148,7 @@ pub fn recall(ctx: &Context, args: Recall) -> anyhow::Result<ExitCode> {
         print_index(ctx, &answer);
     }
     println!("hidden: {}", answer.answer.describe_hidden());
-    println!("{}", ranking_line(answer.mode, &answer.reason));
+    println!("{}", ranking_line(&answer));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -170,11 +188,11 @@ pub(crate) fn session_context(
             .collect();
         recent.reverse();
         recent.truncate(limit);
-        Answer { answer: RecallAnswer::default(), views: recent, mode, reason }
+        Answer { answer: RecallAnswer::default(), views: recent, mode, reason, reranked: 0 }
     } else {
         let mut request = RecallRequest::new(ctx.workspace.id.clone(), limit.max(1));
         request.kinds = Kind::ALL.iter().copied().filter(|k| *k != Kind::Directive).collect();
-        let mut answer = run_recall(ctx, store, semantic, text, request)?;
+        let mut answer = run_recall(ctx, store, semantic, text, request, rerank_setting(ctx))?;
         answer.answer.hidden.remove("other kind");
         answer
     };
@@ -217,7 +235,7 @@ pub fn context(ctx: &Context, args: ContextArgs) -> anyhow::Result<ExitCode> {
     if !text.trim().is_empty() {
         println!("hidden: {}", relevant.answer.describe_hidden());
     }
-    println!("{}", ranking_line(relevant.mode, &relevant.reason));
+    println!("{}", ranking_line(&relevant));
     println!("(`mnemo expand ID` shows a note in full)");
     Ok(ExitCode::SUCCESS)
 }
