@@ -191,6 +191,8 @@ fn store_stats_and_verify() {
     let stats = env.json(&["store", "stats"]);
     assert_eq!(stats["stats"]["epoch"], 3);
     assert_eq!(stats["stats"]["by_status"]["revoked"], 1);
+    assert_eq!(stats["ranking"], "lexical only", "the ranking recall runs in, for editors' status");
+    assert!(stats["ranking_reason"].as_str().unwrap().contains("no embedding model"), "{stats}");
     rusqlite::Connection::open(&env.store)
         .unwrap()
         .execute("UPDATE note_state SET status = 'active' WHERE note_id = ?1", [b])

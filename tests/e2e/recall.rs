@@ -168,6 +168,7 @@ fn with_the_model_recall_is_hybrid_and_notes_written_without_it_are_caught_up() 
     assert!(top.iter().all(|t| t.contains("daemon")), "a paraphrase finds both daemon notes first: {top:?}");
     let stats = env.json(&["store", "stats"]);
     assert_eq!(stats["stats"]["embedded_notes"], 4, "recall embedded the note written without a model");
+    assert_eq!((stats["ranking"].as_str(), &stats["ranking_reason"]), (Some("hybrid"), &Value::Null));
     assert!(stats["stats"]["embedding_model"].as_str().unwrap().contains("MiniLM"));
 }
 

@@ -130,6 +130,8 @@ vim.cmd('checkhealth mnemo')
 local health = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
 print(health)
 check(':checkhealth mnemo runs without errors', health:find('OK', 1, true) ~= nil and health:find('ERROR', 1, true) == nil, health)
+check(':checkhealth mnemo reads the store and the ranking', health:find('store: %d+ notes, epoch %d+') ~= nil
+  and health:find('recall runs', 1, true) ~= nil, health)
 
 -- :Mnemo recall: a picker, with what was hidden in its prompt.
 local picked

@@ -14,12 +14,12 @@ export class Status {
 
   async refresh(): Promise<void> {
     try {
+      // One process: `store stats` also says which ranking recall runs in.
       const stats = JSON.parse(await runCli(this.server, ['--json', 'store', 'stats'], this.root));
-      const recall = JSON.parse(await runCli(this.server, ['--json', 'recall', 'status'], this.root));
-      const notes = stats.stats?.notes ?? 0;
-      const mode = recall.ranking === 'hybrid' ? 'hybrid' : 'lexical only';
+      const notes = stats.stats.notes;
+      const mode = stats.ranking === 'hybrid' ? 'hybrid' : 'lexical only';
       this.item.text = `$(book) ${notes} notes · ${mode}`;
-      this.item.tooltip = `mnemo ${this.server.version}: recall runs ${mode}${recall.ranking_reason ? ` (${recall.ranking_reason})` : ''}. Click to recall.`;
+      this.item.tooltip = `mnemo ${this.server.version}: recall runs ${mode}${stats.ranking_reason ? ` (${stats.ranking_reason})` : ''}. Click to recall.`;
     } catch (error) {
       this.item.text = '$(warning) mnemo';
       this.item.tooltip = (error as Error).message;

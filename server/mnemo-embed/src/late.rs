@@ -52,9 +52,11 @@ impl Embedder {
         query: &str,
         documents: &[S],
     ) -> Result<Vec<f64>, EmbedError> {
-        let query = self.token_vectors(&[query])?.pop().unwrap_or_default();
-        let documents = self.token_vectors(documents)?;
-        Ok(documents.iter().map(|document| max_sim(&query, document)).collect())
+        let mut texts: Vec<&str> = vec![query];
+        texts.extend(documents.iter().map(AsRef::as_ref));
+        let vectors = self.token_vectors(&texts)?;
+        let (query, documents) = vectors.split_first().expect("the query's vectors come first");
+        Ok(documents.iter().map(|document| max_sim(query, document)).collect())
     }
 }
 

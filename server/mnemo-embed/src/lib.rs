@@ -100,23 +100,30 @@ impl Embedder {
     /// runtime a few batches at a time, so memory stays flat however many
     /// there are.
     pub fn embed<S: AsRef<str> + Send + Sync>(&mut self, texts: &[S]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.embed_with_progress(texts, |_, _| {})
+    }
+
+    /// [`Embedder::embed`], calling `progress(done, total)` after each few batches.
+    pub fn embed_with_progress<S: AsRef<str> + Send + Sync>(
+        &mut self,
+        texts: &[S],
+        mut progress: impl FnMut(usize, usize),
+    ) -> Result<Vec<Vec<f32>>, EmbedError> {
         let mut by_length: Vec<usize> = (0..texts.len()).collect();
         by_length.sort_by_key(|&i| texts[i].as_ref().len());
         let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
+        let mut done = 0;
         for indices in by_length.chunks(BATCH_SIZE * 4) {
             let slice: Vec<&str> = indices.iter().map(|&i| texts[i].as_ref()).collect();
             let vectors = self.model.embed(&slice, Some(BATCH_SIZE)).map_err(|e| EmbedError::Embed(e.to_string()))?;
             for (&i, vector) in indices.iter().zip(vectors) {
                 out[i] = unit_length(vector);
             }
+            done += indices.len();
+            progress(done, texts.len());
         }
         Ok(out)
     }
-}
-
-/// The text of a note that is embedded: title, then body.
-pub fn note_text(title: &str, body: &str) -> String {
-    if body.is_empty() { title.to_string() } else { format!("{title}\n{body}") }
 }
 
 fn unit_length(mut v: Vec<f32>) -> Vec<f32> {

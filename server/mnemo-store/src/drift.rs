@@ -76,7 +76,7 @@ impl Drift {
     }
 }
 
-fn hex(digest: impl AsRef<[u8]>) -> String {
+pub(crate) fn hex(digest: impl AsRef<[u8]>) -> String {
     digest.as_ref().iter().map(|b| format!("{b:02x}")).collect()
 }
 

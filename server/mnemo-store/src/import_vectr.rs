@@ -19,7 +19,7 @@
 //!   and creation time is not imported again, nor are its events.
 //! - The DB is opened read-only; encrypted content is refused.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 use mnemo_core::{Actor, Anchor, EventData, EventKind, Kind, NewNote, NoteId, Priority, Provenance, Timestamp};
@@ -57,7 +57,8 @@ struct VectrNote {
     provenance: String,
     quote: String,
     created_at: f64,
-    anchors: Vec<(String, Option<String>)>,
+    /// vectr's JSON: `[[path, sha256[:16], observed], …]`.
+    anchors: String,
 }
 
 /// One row of vectr's `note_events`.
@@ -74,18 +75,23 @@ struct VectrEvent {
 
 /// A vectr workspace, read and checked, ready to write.
 pub struct PreparedVectr {
-    notes: Vec<(VectrNote, NewNote, Actor)>,
+    notes: Vec<(VectrNote, NewNote)>,
     events: Vec<VectrEvent>,
-    /// Notes whose anchored file changed since vectr hashed it.
-    drifted: HashSet<i64>,
+    /// Notes whose anchored file changed since vectr hashed it, in id order.
+    drifted: BTreeSet<i64>,
     already: usize,
 }
 
 impl PreparedVectr {
     /// Title and body of each note to create, in order (to embed before the write).
     pub fn texts(&self) -> Vec<(&str, &str)> {
-        self.notes.iter().map(|(_, n, _)| (n.title.as_str(), n.body.as_str())).collect()
+        self.notes.iter().map(|(_, n)| (n.title.as_str(), n.body.as_str())).collect()
     }
+}
+
+/// Who creates a note of `provenance`: only a person may create a `human` one.
+fn creator(provenance: Provenance) -> Actor {
+    if provenance == Provenance::Human { Actor::Human } else { Actor::Agent }
 }
 
 /// What an import did.
@@ -101,7 +107,8 @@ pub struct VectrReport {
     pub not_applied: Vec<String>,
 }
 
-fn open(path: &Path) -> Result<Connection, VectrError> {
+/// The store, opened read-only and checked, and the columns of its `notes`.
+fn open(path: &Path) -> Result<(Connection, HashSet<String>), VectrError> {
     let shown = path.display().to_string();
     if !path.is_file() {
         return Err(VectrError::Open { path: shown, reason: "no such file".into() });
@@ -122,6 +129,7 @@ fn open(path: &Path) -> Result<Connection, VectrError> {
         ("notes", &["note_id", "workspace", "content", "kind", "priority", "created_at"][..]),
         ("note_events", &["id", "workspace", "note_id", "event", "actor", "reason", "payload", "ts"][..]),
     ];
+    let mut notes_columns = HashSet::new();
     for (table, wanted) in needs {
         let have = columns(table)?;
         if have.is_empty() {
@@ -130,30 +138,29 @@ fn open(path: &Path) -> Result<Connection, VectrError> {
         if let Some(missing) = wanted.iter().find(|c| !have.contains(**c)) {
             return Err(VectrError::NotVectr { path: shown, reason: format!("`{table}` has no column `{missing}`") });
         }
+        if table == "notes" {
+            notes_columns = have;
+        }
     }
-    Ok(conn)
+    Ok((conn, notes_columns))
 }
 
-fn optional_column(conn: &Connection, name: &str) -> String {
-    let present: bool = conn
-        .query_row("SELECT count(*) FROM pragma_table_info('notes') WHERE name = ?1", [name], |r| r.get::<_, i64>(0))
-        .map(|n| n > 0)
-        .unwrap_or(false);
-    if present { name.to_string() } else { format!("'' AS {name}") }
+/// A column older vectr stores lack, as `''` when it is missing.
+fn optional_column(columns: &HashSet<String>, name: &str) -> String {
+    if columns.contains(name) { name.to_string() } else { format!("'' AS {name}") }
 }
 
-/// Read vectr workspace `from` (default: the only one, else `preferred` when
-/// the store has it) of the store at `path`, and check every note before
-/// anything is written. Anchors are resolved against `root`.
+/// Read vectr workspace `from` (default: the only one, else the one named
+/// like `workspace`) of the store at `path` for `workspace`, and check every
+/// note before anything is written. Anchors are resolved against `root`.
 pub fn prepare(
     store: &Store,
     path: &Path,
     from: Option<&str>,
-    preferred: &str,
     workspace: &str,
     root: Option<&Path>,
 ) -> Result<PreparedVectr, VectrError> {
-    let conn = open(path)?;
+    let (conn, columns) = open(path)?;
     let query_error =
         |e: rusqlite::Error| VectrError::NotVectr { path: path.display().to_string(), reason: e.to_string() };
     let workspaces: Vec<String> = conn
@@ -165,31 +172,33 @@ pub fn prepare(
         Some(given) if workspaces.iter().any(|w| w == given) => given.to_string(),
         Some(given) => return Err(VectrError::NoSuchWorkspace { given: given.into(), found: found() }),
         None if workspaces.len() <= 1 => workspaces.first().cloned().unwrap_or_default(),
-        None if workspaces.iter().any(|w| w == preferred) => preferred.to_string(),
+        None if workspaces.iter().any(|w| w == workspace) => workspace.to_string(),
         None => return Err(VectrError::WhichWorkspace { found: found() }),
     };
     let sql = format!(
         "SELECT note_id, kind, priority, {}, content, {}, {}, created_at, {} FROM notes WHERE workspace = ?1 ORDER BY note_id",
-        optional_column(&conn, "title"),
-        optional_column(&conn, "provenance"),
-        optional_column(&conn, "user_quote"),
-        optional_column(&conn, "anchors"),
+        optional_column(&columns, "title"),
+        optional_column(&columns, "provenance"),
+        optional_column(&columns, "user_quote"),
+        optional_column(&columns, "anchors"),
     );
-    let rows: Vec<(i64, String, String, String, String, String, String, f64, String)> = conn
+    let text = |r: &rusqlite::Row<'_>, i: usize| r.get::<_, Option<String>>(i).map(Option::unwrap_or_default);
+    let notes: Vec<VectrNote> = conn
         .prepare(&sql)
         .and_then(|mut s| {
             s.query_map([&from], |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get::<_, Option<String>>(3)?.unwrap_or_default(),
-                    r.get(4)?,
-                    r.get::<_, Option<String>>(5)?.unwrap_or_default(),
-                    r.get::<_, Option<String>>(6)?.unwrap_or_default(),
-                    r.get(7)?,
-                    r.get::<_, Option<String>>(8)?.unwrap_or_default(),
-                ))
+                let provenance = text(r, 5)?;
+                Ok(VectrNote {
+                    id: r.get(0)?,
+                    kind: r.get(1)?,
+                    priority: r.get(2)?,
+                    title: text(r, 3)?,
+                    content: r.get(4)?,
+                    provenance: if provenance.is_empty() { "agent".into() } else { provenance },
+                    quote: text(r, 6)?,
+                    created_at: r.get(7)?,
+                    anchors: text(r, 8)?,
+                })
             })?
             .collect()
         })
@@ -219,34 +228,11 @@ pub fn prepare(
         .into_iter()
         .map(|v| (v.note.content.kind, v.note.content.title, v.note.created_at.0))
         .collect();
-    let mut prepared = PreparedVectr { notes: Vec::new(), events: Vec::new(), drifted: HashSet::new(), already: 0 };
+    let mut prepared = PreparedVectr { notes: Vec::new(), events: Vec::new(), drifted: BTreeSet::new(), already: 0 };
     let mut imported: HashSet<i64> = HashSet::new();
-    for (id, kind, priority, title, content, provenance, quote, created_at, anchors) in rows {
+    for note in notes {
+        let id = note.id;
         let invalid = |reason: String| VectrError::Note { id, reason };
-        let anchors: Vec<(String, Option<String>)> = if anchors.trim().is_empty() {
-            Vec::new()
-        } else {
-            let parsed: Vec<Vec<serde_json::Value>> = serde_json::from_str(&anchors)
-                .map_err(|e| invalid(format!("its anchors are not a JSON list of [path, hash] ({e})")))?;
-            parsed
-                .into_iter()
-                .filter_map(|a| {
-                    let path = a.first()?.as_str()?.to_string();
-                    Some((path, a.get(1).and_then(|h| h.as_str()).map(str::to_string)))
-                })
-                .collect()
-        };
-        let note = VectrNote {
-            id,
-            kind,
-            priority,
-            title,
-            content,
-            provenance: if provenance.is_empty() { "agent".into() } else { provenance },
-            quote,
-            created_at,
-            anchors,
-        };
         let (new_note, drifted) = convert(&note, root).map_err(invalid)?;
         let created = Timestamp(note.created_at as i64);
         if existing.contains(&(new_note.kind, mnemo_core::model::normalize_title(&new_note.title), created.0)) {
@@ -256,13 +242,10 @@ pub fn prepare(
         if drifted {
             prepared.drifted.insert(id);
         }
-        let actor = match new_note.provenance {
-            Provenance::Human => Actor::Human,
-            _ => Actor::Agent,
-        };
+        let actor = creator(new_note.provenance);
         let new_note = new_note.validated(actor).map_err(|e| invalid(e.to_string()))?;
         imported.insert(id);
-        prepared.notes.push((note, new_note, actor));
+        prepared.notes.push((note, new_note));
     }
     prepared.events = events.into_iter().filter(|e| imported.contains(&e.note_id) && e.event != "created").collect();
     Ok(prepared)
@@ -290,10 +273,10 @@ fn convert(note: &VectrNote, root: Option<&Path>) -> Result<(NewNote, bool), Str
     let mut anchors = Vec::new();
     let mut drifted = false;
     let mut kept_in_body = Vec::new();
-    for (path, vectr_hash) in &note.anchors {
-        match root.map(|root| whole_file_anchor(root, path)) {
+    for (path, vectr_hash) in vectr_anchors(&note.anchors)? {
+        match root.map(|root| whole_file_anchor(root, &path)) {
             Some(Ok((anchor, file_hash))) => {
-                drifted |= vectr_hash.as_deref().is_some_and(|h| !file_hash.starts_with(h));
+                drifted |= vectr_hash.is_some_and(|h| !file_hash.starts_with(&h));
                 anchors.push(anchor);
             }
             Some(Err(reason)) => kept_in_body.push(format!("{path} ({reason})")),
@@ -309,7 +292,25 @@ fn convert(note: &VectrNote, root: Option<&Path>) -> Result<(NewNote, bool), Str
     Ok((NewNote { kind, priority, title, body, provenance, quote, anchors }, drifted))
 }
 
-/// An anchor over every line of `path` as it is now, and the file's sha256 (hex).
+/// vectr's anchors: (path, the sha256 prefix it recorded, if any).
+fn vectr_anchors(json: &str) -> Result<Vec<(String, Option<String>)>, String> {
+    if json.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    let parsed: Vec<Vec<serde_json::Value>> =
+        serde_json::from_str(json).map_err(|e| format!("its anchors are not a JSON list of [path, hash] ({e})"))?;
+    Ok(parsed
+        .into_iter()
+        .filter_map(|a| {
+            let path = a.first()?.as_str()?.to_string();
+            Some((path, a.get(1).and_then(|h| h.as_str()).map(str::to_string)))
+        })
+        .collect())
+}
+
+/// An anchor over every line of `path` as it is now, and the file's sha256
+/// (hex). The file is read once, through the drift check's safe read
+/// (inside the workspace, no symlink out, no binaries).
 fn whole_file_anchor(root: &Path, path: &str) -> Result<(Anchor, String), String> {
     let relative = match Path::new(path).strip_prefix(root) {
         Ok(inside) => inside.to_string_lossy().into_owned(),
@@ -320,10 +321,10 @@ fn whole_file_anchor(root: &Path, path: &str) -> Result<(Anchor, String), String
         crate::drift::Drift::Unchecked(reason) => reason,
         other => format!("{other:?}"),
     })?;
-    let lines = crate::anchor::line_count(&content).max(1);
-    let anchor = crate::anchor::capture(root, &format!("{relative}:1-{lines}")).map_err(|e| e.to_string())?;
-    let hash = Sha256::digest(&content).iter().map(|b| format!("{b:02x}")).collect();
-    Ok((anchor, hash))
+    let lines = crate::anchor::line_count(&content) as u32;
+    let lines_hash = crate::anchor::hash_lines(&content, 1, lines).ok_or("the file is empty")?;
+    let anchor = Anchor { path: relative, start_line: 1, end_line: lines, content_sha256: Some(lines_hash) };
+    Ok((anchor, crate::drift::hex(Sha256::digest(&content))))
 }
 
 fn actor_of(word: &str) -> Actor {
@@ -332,6 +333,27 @@ fn actor_of(word: &str) -> Actor {
 
 fn at(ts: f64) -> Timestamp {
     Timestamp(ts as i64)
+}
+
+/// Our event for one of vectr's, or why there is none. `ids` maps vectr ids
+/// to the notes created for them.
+fn event_kind(event: &VectrEvent, ids: &HashMap<i64, NoteId>) -> Result<EventKind, String> {
+    let payload = event.payload.as_deref().map(str::trim);
+    match event.event.as_str() {
+        "superseded" | "superseded_post_hoc" => payload
+            .and_then(|p| ids.get(&p.parse::<i64>().ok()?))
+            .map(|&by| EventKind::Superseded { by })
+            .ok_or_else(|| "its successor is not among the imported notes".into()),
+        "revoked" => Ok(EventKind::Revoked),
+        "stale_flagged" => Ok(EventKind::StaleFlagged),
+        "reinstated" => Ok(EventKind::Reinstated),
+        "expired" => Ok(EventKind::Expired),
+        "promoted" => payload
+            .and_then(|p| p.parse::<Provenance>().ok())
+            .map(|to| EventKind::Promoted { to })
+            .ok_or_else(|| "no provenance in its payload".into()),
+        other => Err(format!("unknown event '{other}'")),
+    }
 }
 
 /// Write a prepared vectr workspace into `workspace` in one transaction.
@@ -347,7 +369,8 @@ pub fn write(
     Ok(store.write(|w| {
         let mut report = VectrReport { already_imported: already, ..VectrReport::default() };
         let mut ids: HashMap<i64, NoteId> = HashMap::new();
-        for (index, (vectr, note, actor)) in notes.into_iter().enumerate() {
+        for (index, (vectr, note)) in notes.into_iter().enumerate() {
+            let actor = creator(note.provenance);
             let id = w.create(workspace, note, actor, at(vectr.created_at))?;
             if let Some((vectors, model)) = vectors
                 && let Some(vector) = vectors.get(index)
@@ -360,49 +383,19 @@ pub fn write(
             report.events += 1;
         }
         for event in events {
-            let id = ids[&event.note_id];
-            let kind = match event.event.as_str() {
-                "superseded" | "superseded_post_hoc" => {
-                    match event.payload.as_deref().and_then(|p| p.trim().parse::<i64>().ok()).and_then(|p| ids.get(&p))
-                    {
-                        Some(&by) => EventKind::Superseded { by },
-                        None => {
-                            report.not_applied.push(format!(
-                                "event {} ({} of #{}): its successor is not among the imported notes",
-                                event.id, event.event, event.note_id
-                            ));
-                            continue;
-                        }
-                    }
-                }
-                "revoked" => EventKind::Revoked,
-                "stale_flagged" => EventKind::StaleFlagged,
-                "reinstated" => EventKind::Reinstated,
-                "expired" => EventKind::Expired,
-                "promoted" => match event.payload.as_deref().and_then(|p| p.parse::<Provenance>().ok()) {
-                    Some(to) => EventKind::Promoted { to },
-                    None => {
-                        report.not_applied.push(format!(
-                            "event {} (promoted #{}): no provenance in its payload",
-                            event.id, event.note_id
-                        ));
-                        continue;
-                    }
-                },
-                other => {
-                    report
-                        .not_applied
-                        .push(format!("event {} (#{}): unknown event '{other}'", event.id, event.note_id));
+            let refused = |why: String| format!("event {} ({} of #{}): {why}", event.id, event.event, event.note_id);
+            let kind = match event_kind(&event, &ids) {
+                Ok(kind) => kind,
+                Err(why) => {
+                    report.not_applied.push(refused(why));
                     continue;
                 }
             };
             let data =
                 EventData { kind, actor: actor_of(&event.actor), at: at(event.ts), reason: event.reason.clone() };
-            match w.append(&Scope::All, id, data) {
+            match w.append(&Scope::All, ids[&event.note_id], data) {
                 Ok(_) => report.events += 1,
-                Err(StoreError::Transition { source, .. }) => report
-                    .not_applied
-                    .push(format!("event {} ({} of #{}): {source}", event.id, event.event, event.note_id)),
+                Err(StoreError::Transition { source, .. }) => report.not_applied.push(refused(source.to_string())),
                 Err(e) => return Err(e),
             }
         }

@@ -124,7 +124,7 @@ impl Store {
             .conn
             .prepare_cached("SELECT title, body FROM notes WHERE id = ?1")?
             .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))?;
-        Ok(if body.is_empty() { title } else { format!("{title}\n{body}") })
+        Ok(mnemo_core::recall::embedding_text(&title, &body))
     }
 
     fn has_other_workspaces(&self, workspace: &str) -> Result<bool, StoreError> {

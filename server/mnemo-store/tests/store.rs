@@ -328,3 +328,50 @@ fn a_bad_import_line_imports_nothing() {
         assert!(f.store.notes(&Scope::All).unwrap().is_empty());
     }
 }
+
+#[test]
+fn a_reranker_reorders_the_best_candidates_and_a_failing_one_keeps_the_first_stage() {
+    use mnemo_core::recall::RecallRequest;
+    let mut f = fixture();
+    let ids: Vec<i64> = f
+        .store
+        .write(|w| {
+            let mut ids = Vec::new();
+            for (i, title) in ["cache lock one", "cache lock two", "cache lock three"].into_iter().enumerate() {
+                let id = w.create("w", note(Kind::Finding, title), Actor::Agent, Timestamp(1))?;
+                // Vectors that rank #1 first, then #2, then #3 for the query [1, 0].
+                let x = 1.0 - 0.3 * i as f32;
+                w.put_vectors(id, "w", &[vec![x, (1.0 - x * x).sqrt()]], "test-model")?;
+                ids.push(id);
+            }
+            w.create("other", note(Kind::Finding, "cache lock elsewhere"), Actor::Agent, Timestamp(1))?;
+            Ok(ids)
+        })
+        .unwrap();
+    let request = RecallRequest::new("w", 10);
+    let first = f.store.recall("cache lock", Some(&[1.0, 0.0]), &request, 50).unwrap();
+    let order =
+        |outcome: &mnemo_store::recall::RecallOutcome| outcome.answer.results.iter().map(|r| r.id).collect::<Vec<_>>();
+    assert_eq!((order(&first), first.reranked), (ids.clone(), 0));
+
+    // The reranker sees the two best texts of this workspace, best first, and reverses them.
+    let mut seen = Vec::new();
+    let reranked = {
+        let mut reverse = |texts: &[String]| -> Result<Vec<f64>, String> {
+            seen = texts.to_vec();
+            Ok((0..texts.len()).map(|i| i as f64).collect())
+        };
+        f.store.recall_reranked("cache lock", Some(&[1.0, 0.0]), &request, 50, 2, Some(&mut reverse)).unwrap()
+    };
+    assert_eq!(seen, ["cache lock one\nbody", "cache lock two\nbody"]);
+    assert_eq!((order(&reranked), reranked.reranked), (vec![ids[1], ids[0], ids[2]], 2));
+
+    let mut failing = |_: &[String]| -> Result<Vec<f64>, String> { Err("no model".into()) };
+    let kept = f.store.recall_reranked("cache lock", Some(&[1.0, 0.0]), &request, 50, 2, Some(&mut failing)).unwrap();
+    assert_eq!((order(&kept), kept.reranked), (ids.clone(), 0), "a failing reranker keeps the first stage");
+    let mut lexical = request.clone();
+    lexical.mode = mnemo_core::recall::RankingMode::LexicalOnly;
+    let mut any = |texts: &[String]| -> Result<Vec<f64>, String> { Ok(vec![1.0; texts.len()]) };
+    let untouched = f.store.recall_reranked("cache lock", None, &lexical, 50, 2, Some(&mut any)).unwrap();
+    assert_eq!(untouched.reranked, 0, "only a hybrid ranking is reranked");
+}

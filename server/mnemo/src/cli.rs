@@ -356,7 +356,7 @@ pub enum ImportCommand {
     },
 }
 
-fn parse_word<T: std::str::FromStr<Err = mnemo_core::ParseEnumError>>(text: &str) -> Result<T, String> {
+pub(crate) fn parse_word<T: std::str::FromStr<Err = mnemo_core::ParseEnumError>>(text: &str) -> Result<T, String> {
     text.parse().map_err(|e: mnemo_core::ParseEnumError| e.to_string())
 }
 

@@ -93,22 +93,33 @@ impl Semantic {
         let Ok(embedder) = self.embedder.as_mut() else { return Ok(None) };
         let chunked: Vec<Vec<String>> = notes.iter().map(|(title, body)| embedding_chunks(title, body)).collect();
         let texts: Vec<&str> = chunked.iter().flatten().map(String::as_str).collect();
-        let mut flat: Vec<Vec<f32>> = Vec::with_capacity(texts.len());
         let progress = std::io::stderr().is_terminal() && texts.len() > mnemo_embed::BATCH_SIZE * 4;
-        for batch in texts.chunks(mnemo_embed::BATCH_SIZE * 4) {
-            flat.extend(embedder.embed(batch).map_err(|e| e.to_string())?);
-            if progress {
-                let done = flat.len();
-                let width = 30 * done / texts.len();
-                eprint!("\rembedding [{}{}] {done}/{} chunks", "#".repeat(width), " ".repeat(30 - width), texts.len());
-            }
-        }
+        let flat = embedder
+            .embed_with_progress(&texts, |done, total| {
+                if progress {
+                    let width = 30 * done / total;
+                    eprint!("\rembedding [{}{}] {done}/{total} chunks", "#".repeat(width), " ".repeat(30 - width));
+                }
+            })
+            .map_err(|e| e.to_string())?;
         if progress {
             eprintln!();
         }
         let mut flat = flat.into_iter();
         let grouped = chunked.iter().map(|chunks| flat.by_ref().take(chunks.len()).collect()).collect();
         Ok(Some((grouped, embedder.identity().to_string())))
+    }
+
+    /// [`Semantic::embed_notes`] for an import: `None` (and a warning) when
+    /// embedding fails, so the import goes on and `mnemo reindex` embeds later.
+    pub fn embed_for_import(&mut self, store: &Store, notes: &[(&str, &str)]) -> Option<(Vec<Vec<Vec<f32>>>, String)> {
+        if self.ranking(store).0 != RankingMode::Hybrid {
+            return None;
+        }
+        self.embed_notes(notes).unwrap_or_else(|e| {
+            eprintln!("warning: the notes are imported without vectors ({e}); `mnemo reindex` embeds them later");
+            None
+        })
     }
 
     /// Embed every note in `scope` that has no vector yet (written while no

@@ -22,27 +22,19 @@ function M.check()
     vim.health.error('Neovim 0.11 or newer is needed (vim.lsp.config)')
   end
   local cwd = mnemo.workspace()
+  -- `store stats` reports the store and the ranking recall runs in.
   local stats = vim.system({ binary, '--json', 'store', 'stats' }, { cwd = cwd, text = true }):wait()
   if stats.code ~= 0 then
     vim.health.error('the store cannot be read: ' .. vim.trim(stats.stderr))
-  else
-    local decoded = vim.json.decode(stats.stdout)
-    local s = decoded.stats or decoded
-    vim.health.ok(('store: %s notes, epoch %s, workspace %s'):format(s.notes or '?', s.epoch or '?', cwd))
-  end
-  local recall = vim.system({ binary, '--json', 'recall', 'health check' }, { cwd = cwd, text = true }):wait()
-  if recall.code ~= 0 then
-    vim.health.warn('recall failed: ' .. vim.trim(recall.stderr))
     return
   end
-  local answer = vim.json.decode(recall.stdout)
-  local ranking = type(answer.ranking) == 'table' and (answer.ranking.mode or vim.inspect(answer.ranking))
-    or tostring(answer.ranking)
-  if ranking:match('hybrid') then
-    vim.health.ok('model loaded: recall runs ' .. ranking)
+  local decoded = vim.json.decode(stats.stdout)
+  vim.health.ok(('store: %d notes, epoch %d, workspace %s'):format(decoded.stats.notes, decoded.stats.epoch, cwd))
+  if decoded.ranking == 'hybrid' then
+    vim.health.ok('model loaded: recall runs hybrid')
   else
-    local why = answer.ranking_reason and (' (' .. tostring(answer.ranking_reason) .. ')') or ''
-    vim.health.warn('recall runs ' .. ranking .. why, { 'Run scripts/install-model, or set vim.g.mnemo.model_dir' })
+    local why = decoded.ranking_reason ~= vim.NIL and (' (' .. decoded.ranking_reason .. ')') or ''
+    vim.health.warn('recall runs ' .. decoded.ranking .. why, { 'Run scripts/install-model, or set vim.g.mnemo.model_dir' })
   end
 end
 

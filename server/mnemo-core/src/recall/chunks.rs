@@ -4,10 +4,14 @@
 //! title alone or each titled body sentence as extra chunks did not beat
 //! the whole text (title, newline, body), so one chunk it is.
 
+/// The whole text of a note as it is embedded (and reranked): title, newline, body.
+pub fn embedding_text(title: &str, body: &str) -> String {
+    if body.is_empty() { title.to_string() } else { format!("{title}\n{body}") }
+}
+
 /// The texts embedded for one note; the first is always the whole text.
 pub fn embedding_chunks(title: &str, body: &str) -> Vec<String> {
-    let whole = if body.is_empty() { title.to_string() } else { format!("{title}\n{body}") };
-    vec![whole]
+    vec![embedding_text(title, body)]
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ mod trust;
 
 use std::collections::{BTreeMap, HashMap};
 
-pub use chunks::embedding_chunks;
+pub use chunks::{embedding_chunks, embedding_text};
 pub use fusion::Fusion;
 pub use trust::trust_frame;
 

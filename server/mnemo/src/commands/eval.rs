@@ -102,9 +102,8 @@ pub fn run(ctx: &Context, args: Eval) -> anyhow::Result<ExitCode> {
                 let embedder = semantic.embedder().ok_or("no model")?;
                 embedder.late_scores(&query.text, texts).map_err(|e| e.to_string())
             };
-            let reranker: Option<mnemo_store::recall::Reranker<'_>> =
-                if args.rerank == 0 { None } else { Some(&mut late) };
-            let outcome = store.recall_reranked(&query.text, vector, &request, args.pool, args.rerank, reranker)?;
+            let outcome =
+                store.recall_reranked(&query.text, vector, &request, args.pool, args.rerank, Some(&mut late))?;
             let relevant: Vec<NoteId> = query.relevant.iter().map(|id| map(*id)).collect();
             let workspace_of: HashMap<NoteId, &str> =
                 outcome.candidates.iter().map(|c| (c.id, c.workspace.as_str())).collect();

@@ -153,7 +153,9 @@ pub fn run(ctx: &Context, args: Hook) -> anyhow::Result<ExitCode> {
         }
     };
     let mut store = ctx.open()?;
-    let views = store.notes(&ctx.scope(false))?;
+    // Every note of the workspace, for the hooks that filter them (not for
+    // prompt recall, which runs before every prompt and asks the index).
+    let all_notes = |store: &mnemo_store::Store| store.notes(&ctx.scope(false));
     let mut lines: Vec<String> = Vec::new();
     match args.event {
         HookEvent::SessionStart | HookEvent::PostCompaction => {
@@ -163,6 +165,7 @@ pub fn run(ctx: &Context, args: Hook) -> anyhow::Result<ExitCode> {
             } else {
                 Moment::SessionStart
             };
+            let views = all_notes(&store)?;
             let always = triggers.kinds_at(moment);
             let directives = whole_lines(&views, &[Kind::Directive]);
             if !directives.is_empty() {
@@ -221,8 +224,8 @@ pub fn run(ctx: &Context, args: Hook) -> anyhow::Result<ExitCode> {
                 None => file.clone(),
             };
             let name = Path::new(&relative).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            let relevant: Vec<NoteView> = views
-                .iter()
+            let relevant: Vec<NoteView> = all_notes(&store)?
+                .into_iter()
                 .filter(|v| v.state.status == Status::Active && triggers.delivers(v.note.content.kind, Moment::PreEdit))
                 .filter(|v| {
                     let c = &v.note.content;
@@ -231,7 +234,6 @@ pub fn run(ctx: &Context, args: Hook) -> anyhow::Result<ExitCode> {
                         && (c.title.contains(&relative) || c.body.contains(&relative) || c.title.contains(&name));
                     anchored || names
                 })
-                .cloned()
                 .collect();
             let index = index_lines(ctx, &relevant, &mut session, &mut budget);
             if !index.is_empty() {

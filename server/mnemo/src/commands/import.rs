@@ -12,7 +12,6 @@ use crate::cli::ImportCommand;
 use crate::context::Context;
 use crate::output::print_json;
 use crate::semantic::Semantic;
-use mnemo_core::recall::RankingMode;
 use mnemo_store::import_jsonl;
 
 pub fn run(ctx: &Context, command: ImportCommand) -> anyhow::Result<ExitCode> {
@@ -28,14 +27,7 @@ pub fn run(ctx: &Context, command: ImportCommand) -> anyhow::Result<ExitCode> {
     ctx.write(&mut store, |_| Ok(()))?;
     let prepared = import_jsonl::prepare(std::io::BufReader::new(reader), Context::actor(person.as_human))?;
     // Embed before the write, in batches, so the transaction stays short.
-    let mut semantic = Semantic::load(ctx);
-    let embedded = match semantic.ranking(&store) {
-        (RankingMode::Hybrid, _) => semantic.embed_notes(&prepared.texts()).unwrap_or_else(|e| {
-            eprintln!("warning: the notes are imported without vectors ({e}); `mnemo reindex` embeds them later");
-            None
-        }),
-        _ => None,
-    };
+    let embedded = Semantic::load(ctx).embed_for_import(&store, &prepared.texts());
     let vectors = embedded.as_ref().map(|(v, model)| (v.as_slice(), model.as_str()));
     let report = import_jsonl::write(&mut store, prepared, ctx.now, vectors)?;
     ctx.after_write(&store);
@@ -54,18 +46,8 @@ fn vectr(ctx: &Context, db: &std::path::Path, from: Option<&str>) -> anyhow::Res
     let mut store = ctx.open()?;
     ctx.write(&mut store, |_| Ok(()))?;
     let workspace = ctx.workspace.id.clone();
-    let prepared =
-        mnemo_store::import_vectr::prepare(&store, db, from, &workspace, &workspace, ctx.workspace.root.as_deref())?;
-    let mut semantic = Semantic::load(ctx);
-    let embedded = match semantic.ranking(&store) {
-        (RankingMode::Hybrid, _) if !prepared.texts().is_empty() => {
-            semantic.embed_notes(&prepared.texts()).unwrap_or_else(|e| {
-                eprintln!("warning: the notes are imported without vectors ({e}); `mnemo reindex` embeds them later");
-                None
-            })
-        }
-        _ => None,
-    };
+    let prepared = mnemo_store::import_vectr::prepare(&store, db, from, &workspace, ctx.workspace.root.as_deref())?;
+    let embedded = Semantic::load(ctx).embed_for_import(&store, &prepared.texts());
     let vectors = embedded.as_ref().map(|(v, model)| (v.as_slice(), model.as_str()));
     let report = mnemo_store::import_vectr::write(&mut store, &workspace, prepared, ctx.now, vectors)?;
     ctx.after_write(&store);

@@ -25,6 +25,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, schemars, tool, too
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use crate::cli::parse_word as parse;
 use crate::commands::recall::{
     answer_json, context_json, note_with_trust, rerank_setting, run_recall, session_context,
 };
@@ -48,10 +49,6 @@ pub struct MemoryServer {
 }
 
 type ToolResult = Result<String, String>;
-
-fn parse<T: std::str::FromStr<Err = mnemo_core::ParseEnumError>>(text: &str) -> Result<T, String> {
-    text.parse().map_err(|e: mnemo_core::ParseEnumError| e.to_string())
-}
 
 fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_else(|e| e.to_string())
@@ -240,12 +237,22 @@ impl MemoryServer {
 }
 
 impl MemoryServer {
-    fn mirror_uri(&self) -> Result<(String, String), ErrorData> {
+    /// This server's one resource: `memory://<workspace>/MEMORY.md`.
+    fn mirror_uri(&self) -> Result<String, ErrorData> {
         let state =
             self.state.lock().map_err(|_| ErrorData::internal_error("the mnemo server is in a bad state", None))?;
-        let id = state.ctx.workspace.id.clone();
+        let id = &state.ctx.workspace.id;
         let path = if id.starts_with('/') { id.clone() } else { format!("/{id}") };
-        Ok((format!("memory://{path}/MEMORY.md"), id))
+        Ok(format!("memory://{path}/MEMORY.md"))
+    }
+
+    /// The mirror's URI when `requested` names it, else a resource-not-found error.
+    fn requested_mirror(&self, requested: &str) -> Result<String, ErrorData> {
+        let uri = self.mirror_uri()?;
+        if requested != uri {
+            return Err(ErrorData::resource_not_found(format!("no resource {requested}; this server has {uri}"), None));
+        }
+        Ok(uri)
     }
 }
 
@@ -268,7 +275,7 @@ impl ServerHandler for MemoryServer {
         _: Option<PaginatedRequestParams>,
         _: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let (uri, _) = self.mirror_uri()?;
+        let uri = self.mirror_uri()?;
         let mut resource = RawResource::new(uri, "MEMORY.md");
         resource.description = Some("The workspace's memory as MEMORY.md (read-only mirror)".into());
         resource.mime_type = Some("text/markdown".into());
@@ -282,13 +289,7 @@ impl ServerHandler for MemoryServer {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let (uri, _) = self.mirror_uri()?;
-        if request.uri != uri {
-            return Err(ErrorData::resource_not_found(
-                format!("no resource {}; this server has {uri}", request.uri),
-                None,
-            ));
-        }
+        let uri = self.requested_mirror(&request.uri)?;
         let store_path =
             self.state.lock().map_err(|_| ErrorData::internal_error("bad state", None))?.ctx.store_path.clone();
         let (sender, mut changes) = tokio::sync::mpsc::unbounded_channel::<()>();
@@ -321,13 +322,7 @@ impl ServerHandler for MemoryServer {
         request: ReadResourceRequestParams,
         _: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResult, ErrorData> {
-        let (uri, _) = self.mirror_uri()?;
-        if request.uri != uri {
-            return Err(ErrorData::resource_not_found(
-                format!("no resource {}; this server has {uri}", request.uri),
-                None,
-            ));
-        }
+        let uri = self.requested_mirror(&request.uri)?;
         let text = self
             .with(|s| {
                 let store: Store = s.ctx.open()?;

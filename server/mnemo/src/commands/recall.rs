@@ -174,18 +174,14 @@ pub(crate) fn session_context(
     text: &str,
     limit: usize,
 ) -> anyhow::Result<(Vec<NoteView>, Answer)> {
-    let directives: Vec<NoteView> = store
+    let (directives, others): (Vec<NoteView>, Vec<NoteView>) = store
         .notes(&ctx.scope(false))?
         .into_iter()
-        .filter(|v| v.note.content.kind == Kind::Directive && v.state.status == Status::Active)
-        .collect();
+        .filter(|v| v.state.status == Status::Active)
+        .partition(|v| v.note.content.kind == Kind::Directive);
     let (mode, reason) = semantic.ranking(store);
     let relevant = if text.trim().is_empty() {
-        let mut recent: Vec<NoteView> = store
-            .notes(&ctx.scope(false))?
-            .into_iter()
-            .filter(|v| v.state.status == Status::Active && v.note.content.kind != Kind::Directive)
-            .collect();
+        let mut recent = others;
         recent.reverse();
         recent.truncate(limit);
         Answer { answer: RecallAnswer::default(), views: recent, mode, reason, reranked: 0 }

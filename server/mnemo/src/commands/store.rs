@@ -34,8 +34,12 @@ pub fn run(ctx: &Context, command: StoreCommand) -> anyhow::Result<ExitCode> {
         }
         StoreCommand::Stats { all_workspaces } => {
             let stats = store.stats(&ctx.scope(all_workspaces))?;
+            // The ranking recall would run in, so an editor's status needs one call.
+            let (mode, reason) = crate::semantic::Semantic::load(ctx).ranking(&store);
             if ctx.json {
-                print_json(&json!({ "store": store.path(), "stats": stats }));
+                print_json(&json!({
+                    "store": store.path(), "stats": stats, "ranking": mode.name(), "ranking_reason": reason
+                }));
                 return Ok(ExitCode::SUCCESS);
             }
             println!("store       {}", store.path().display());
@@ -54,6 +58,10 @@ pub fn run(ctx: &Context, command: StoreCommand) -> anyhow::Result<ExitCode> {
             }
             for (status, n) in &stats.by_status {
                 println!("  state {status:<11} {n}");
+            }
+            match reason {
+                Some(reason) => println!("ranking     {} ({reason})", mode.name()),
+                None => println!("ranking     {}", mode.name()),
             }
             Ok(ExitCode::SUCCESS)
         }
