@@ -31,13 +31,12 @@ end
 
 --- Run the CLI in the workspace; its output, or an error.
 local function cli(args)
-  local out = vim.system(vim.list_extend({ mnemo.binary() }, args), { cwd = mnemo.workspace(), text = true }):wait()
+  local out = mnemo.run_cli(args)
   if out.code ~= 0 then
     error('mnemo ' .. table.concat(args, ' ') .. ': ' .. vim.trim(out.stderr))
   end
   return out.stdout
 end
-M.cli = cli
 
 M.subcommands = {
   edit = function()

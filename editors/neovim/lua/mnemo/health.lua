@@ -23,7 +23,7 @@ function M.check()
   end
   local cwd = mnemo.workspace()
   -- `store stats` reports the store and the ranking recall runs in.
-  local stats = vim.system({ binary, '--json', 'store', 'stats' }, { cwd = cwd, text = true }):wait()
+  local stats = mnemo.run_cli({ '--json', 'store', 'stats' })
   if stats.code ~= 0 then
     vim.health.error('the store cannot be read: ' .. vim.trim(stats.stderr))
     return

@@ -14,6 +14,15 @@ function M.binary()
   return M.options().binary or 'mnemo'
 end
 
+--- Run the CLI on the workspace and the store the server uses (`store_path`,
+--- `model_dir`); the finished `vim.system` result.
+function M.run_cli(args)
+  local o = M.options()
+  local env = { MNEMO_STORE = o.store_path, MNEMO_MODEL_DIR = o.model_dir }
+  local argv = vim.list_extend({ M.binary(), '--workspace', M.workspace() }, args)
+  return vim.system(argv, { cwd = M.workspace(), env = env, text = true }):wait()
+end
+
 --- The server settings (initializationOptions) from `vim.g.mnemo`.
 function M.settings()
   local o = M.options()
