@@ -128,6 +128,8 @@ fn sixteen_writers_and_an_open_language_server_lose_nothing() {
     let failures = failures.lock().unwrap();
     assert!(failures.is_empty(), "{} writes failed, e.g. {}", failures.len(), failures[0]);
     let acks = acks.lock().unwrap();
+    let through = |prefix: &str| acks.iter().filter(|(_, t, _)| t.starts_with(prefix)).count();
+    assert!(through("cli") > 0 && through("mcp") > 0 && !hovers.is_empty(), "every kind of client got to work");
     let ids: HashSet<i64> = acks.iter().map(|(id, _, _)| *id).collect();
     assert_eq!(ids.len(), acks.len(), "every acknowledged write has its own note");
     let stats = env.json(&["store", "stats"]);

@@ -63,9 +63,7 @@ impl Client {
 
     /// Send a request and wait for its response (other messages are skipped).
     pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
+        let id = self.send_request(method, params);
         self.wait(|m| m["id"] == id)
     }
 
@@ -110,9 +108,7 @@ impl Client {
 
     /// Send a request; its response and the messages that came before it.
     fn request_seeing(&mut self, method: &str, params: Value) -> (Value, Vec<Value>) {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
+        let id = self.send_request(method, params);
         let mut seen = Vec::new();
         loop {
             let message = self.wait(|_| true);

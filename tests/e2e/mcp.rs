@@ -56,11 +56,16 @@ impl Mcp {
         let id = self.next_id;
         self.next_id += 1;
         self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
+        self.wait(|m| m["id"] == id)
+    }
+
+    /// The next message `wanted` accepts (others are skipped).
+    fn wait(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
         loop {
             let mut line = String::new();
             assert!(self.stdout.read_line(&mut line).unwrap() > 0, "the server closed stdout");
             let message: Value = serde_json::from_str(&line).unwrap();
-            if message["id"] == id {
+            if wanted(&message) {
                 return message;
             }
         }
@@ -68,14 +73,7 @@ impl Mcp {
 
     /// The next notification named `method`.
     fn notification(&mut self, method: &str) -> Value {
-        loop {
-            let mut line = String::new();
-            assert!(self.stdout.read_line(&mut line).unwrap() > 0, "the server closed stdout");
-            let message: Value = serde_json::from_str(&line).unwrap();
-            if message["method"] == method {
-                return message;
-            }
-        }
+        self.wait(|m| m["method"] == method)
     }
 
     /// Call a tool; its text and whether it is an error.

@@ -371,7 +371,8 @@ fn a_reranker_reorders_the_best_candidates_and_a_failing_one_keeps_the_first_sta
     assert_eq!((order(&kept), kept.reranked), (ids.clone(), 0), "a failing reranker keeps the first stage");
     let mut lexical = request.clone();
     lexical.mode = mnemo_core::recall::RankingMode::LexicalOnly;
-    let mut any = |texts: &[String]| -> Result<Vec<f64>, String> { Ok(vec![1.0; texts.len()]) };
-    let untouched = f.store.recall_reranked("cache lock", None, &lexical, 50, 2, Some(&mut any)).unwrap();
+    let mut never =
+        |_: &[String]| -> Result<Vec<f64>, String> { panic!("a lexical ranking must not call the reranker") };
+    let untouched = f.store.recall_reranked("cache lock", None, &lexical, 50, 2, Some(&mut never)).unwrap();
     assert_eq!(untouched.reranked, 0, "only a hybrid ranking is reranked");
 }
