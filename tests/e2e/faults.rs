@@ -5,7 +5,6 @@
 //! the mirror catches up on the next start.
 
 use std::collections::{HashMap, HashSet};
-use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -13,6 +12,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::lsp::{Client, uri};
+use crate::mcp::Mcp;
 use crate::support::Env;
 
 /// Every note of the workspace: id → title.
@@ -96,32 +96,22 @@ fn cli_writers_killed_mid_burst_lose_no_acknowledged_write() {
 
 /// Pipelines `remember` calls to an MCP server and kills it after `acked` answers.
 fn mcp_burst_then_kill(env: &Env, round: usize, acked: usize) -> Vec<(i64, String)> {
-    let mut child =
-        env.command(&["mcp"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut send = |message: Value| writeln!(stdin, "{message}").and_then(|_| stdin.flush());
-    send(json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": { "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "faults", "version": "1" } } })).unwrap();
-    send(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })).unwrap();
+    let mut mcp = Mcp::start(env);
     let title = |i: usize| format!("mcp round {round} note {i}");
-    for i in 1..=200 {
-        let args = json!({ "kind": "finding", "title": title(i) });
-        if send(json!({ "jsonrpc": "2.0", "id": i, "method": "tools/call", "params": { "name": "remember", "arguments": args } })).is_err() {
-            break;
-        }
-    }
+    let sent: HashMap<i64, String> = (1..=200)
+        .map(|i| {
+            let args = json!({ "name": "remember", "arguments": { "kind": "finding", "title": title(i) } });
+            (mcp.send_request("tools/call", args), title(i))
+        })
+        .collect();
     let mut answered = Vec::new();
     while answered.len() < acked {
-        let mut line = String::new();
-        assert!(stdout.read_line(&mut line).unwrap() > 0, "the server answered");
-        let message: Value = serde_json::from_str(&line).unwrap();
-        let Some(i) = message["id"].as_u64().filter(|i| *i > 0) else { continue };
+        let message = mcp.wait(|m| m["id"].as_i64().is_some_and(|id| sent.contains_key(&id)));
         let text = message["result"]["content"][0]["text"].as_str().unwrap();
         let note: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {message}"));
-        answered.push((note["id"].as_i64().unwrap(), title(i as usize)));
+        answered.push((note["id"].as_i64().unwrap(), sent[&message["id"].as_i64().unwrap()].clone()));
     }
-    child.kill().unwrap();
-    child.wait().unwrap();
+    mcp.kill();
     answered
 }
 
@@ -156,11 +146,7 @@ fn retitled(env: &Env) -> usize {
 /// A workspace with 300 "bulk note" findings.
 fn bulk_env() -> Env {
     let env = Env::new();
-    let corpus: String = (0..300)
-        .map(|i| format!("{{\"id\":{i},\"kind\":\"finding\",\"title\":\"bulk note {i}\",\"created\":\"2026-11-01\",\"workspace\":\"{}\"}}\n", env.root.display()))
-        .collect();
-    std::fs::write(env.home.join("bulk.jsonl"), corpus).unwrap();
-    env.ok(&["import", "jsonl", env.home.join("bulk.jsonl").to_str().unwrap()]);
+    env.import_findings(300, |i| (format!("bulk note {i}"), String::new()));
     env
 }
 
@@ -208,11 +194,7 @@ fn a_full_disk_fails_the_write_clearly_and_keeps_the_store() {
     env.remember("finding", "Written before the disk filled up");
     let before = env.fingerprint();
     // 2 MB of notes in one import, with files limited to 256 KiB: the write hits "disk full".
-    let corpus: String = (0..2000)
-        .map(|i| format!("{{\"id\":{i},\"kind\":\"finding\",\"title\":\"filler {i}\",\"body\":\"{}\",\"created\":\"2026-11-01\",\"workspace\":\"{}\"}}\n", "x".repeat(1000), env.root.display()))
-        .collect();
-    let file = env.home.join("filler.jsonl");
-    std::fs::write(&file, corpus).unwrap();
+    let file = env.findings_file(2000, |i| (format!("filler {i}"), "x".repeat(1000)));
     let out = env
         .shell(r#"trap '' XFSZ; ulimit -f 512; exec "$MNEMO" import jsonl "$1""#, &[file.to_str().unwrap()])
         .output()

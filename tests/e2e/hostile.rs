@@ -4,8 +4,6 @@
 //! round-trips; every query is data, never SQL; nothing outside the
 //! workspace is read or written.
 
-use std::process::Stdio;
-
 use crate::support::Env;
 
 /// Titles and bodies that imitate the rendered file's structure.
@@ -146,17 +144,12 @@ fn paths_that_leave_the_workspace_are_refused_and_nothing_outside_is_touched() {
         assert!(!stderr.contains("panicked"), "{stderr}");
     }
     // A NUL byte cannot travel in argv; it can in JSON (MCP).
-    let mut mcp = env.command(&["mcp"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
-    {
-        use std::io::Write;
-        let mut stdin = mcp.stdin.take().unwrap();
-        let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
-        let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"remember","arguments":{"kind":"gotcha","title":"x","anchors":["src/lock.rs\u0000../../outside/secret.rs:1"]}}}"#;
-        writeln!(stdin, "{init}\n{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}}\n{call}").unwrap();
-    }
-    let out = mcp.wait_with_output().unwrap();
-    let answers = String::from_utf8_lossy(&out.stdout);
-    assert!(answers.contains("\"isError\":true") && answers.contains("\\\\0"), "{answers}");
+    let mut mcp = crate::mcp::Mcp::start(&env);
+    let anchor = "src/lock.rs\u{0}../../outside/secret.rs:1";
+    let (refused, error) =
+        mcp.call("remember", serde_json::json!({ "kind": "gotcha", "title": "x", "anchors": [anchor] }));
+    assert!(error && refused.contains("src/lock.rs\\0../../outside"), "the NUL is shown, not used: {refused}");
+    mcp.finish();
     assert_eq!(env.fingerprint(), before, "no note from a refused anchor");
 
     for path in [

@@ -39,17 +39,9 @@ fn sixteen_writers_and_an_open_language_server_lose_nothing() {
     let notes = setting("MNEMO_LOAD_NOTES", 10_000);
     let seconds = setting("MNEMO_LOAD_SECONDS", 5);
     let env = Env::new();
-    let corpus: String = (1..=notes)
-        .map(|i| {
-            format!(
-                "{{\"id\":{i},\"kind\":\"finding\",\"title\":\"generated note {i} about caches and locks\",\"body\":\"Body of note {i}.\",\"created\":\"2026-10-01\",\"workspace\":\"{}\"}}\n",
-                env.root.display()
-            )
-        })
-        .collect();
-    let file = env.home.join("corpus.jsonl");
-    std::fs::write(&file, corpus).unwrap();
-    env.ok(&["import", "jsonl", file.to_str().unwrap()]);
+    env.import_findings(notes as usize, |i| {
+        (format!("generated note {i} about caches and locks"), format!("Body of note {i}."))
+    });
 
     let deadline = Instant::now() + Duration::from_secs(seconds);
     let acks: Acks = Arc::default();

@@ -53,14 +53,27 @@ impl Mcp {
     }
 
     pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
+        let id = self.send_request(method, params);
         self.wait(|m| m["id"] == id)
     }
 
+    /// Send a request without waiting for its answer; its id.
+    pub(crate) fn send_request(&mut self, method: &str, params: Value) -> i64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
+        id
+    }
+
+    /// SIGKILL the server (a crash, not an exit).
+    pub(crate) fn kill(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+        let _ = self.done.send(());
+    }
+
     /// The next message `wanted` accepts (others are skipped).
-    fn wait(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
+    pub(crate) fn wait(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
         loop {
             let mut line = String::new();
             assert!(self.stdout.read_line(&mut line).unwrap() > 0, "the server closed stdout");

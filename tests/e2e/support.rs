@@ -115,6 +115,29 @@ impl Env {
         shell
     }
 
+    /// A JSON Lines corpus (eval schema) of `n` findings of this workspace,
+    /// titled and bodied by `text(i)`; its path.
+    pub fn findings_file(&self, n: usize, text: impl Fn(usize) -> (String, String)) -> PathBuf {
+        let workspace = self.root.display().to_string();
+        let corpus: String = (1..=n)
+            .map(|i| {
+                let (title, body) = text(i);
+                let record = serde_json::json!({ "id": i, "kind": "finding", "title": title, "body": body,
+                    "created": "2026-10-01", "workspace": workspace });
+                format!("{record}\n")
+            })
+            .collect();
+        let file = self.home.join(format!("findings-{n}.jsonl"));
+        std::fs::write(&file, corpus).unwrap();
+        file
+    }
+
+    /// Import [`Env::findings_file`].
+    pub fn import_findings(&self, n: usize, text: impl Fn(usize) -> (String, String)) {
+        let file = self.findings_file(n, text);
+        self.ok(&["import", "jsonl", file.to_str().unwrap()]);
+    }
+
     /// `remember` and return the new id.
     pub fn remember(&self, kind: &str, title: &str) -> i64 {
         let out = self.ok(&["remember", "--kind", kind, "--title", title]);
