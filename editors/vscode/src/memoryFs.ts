@@ -8,8 +8,6 @@ import { LanguageClient } from 'vscode-languageclient/node';
 
 interface CheckoutResult {
   text: string;
-  epoch: number;
-  uri: string;
 }
 
 interface CheckinResult {
@@ -21,7 +19,6 @@ interface CheckinResult {
 }
 
 export class MemoryFileSystem implements vscode.FileSystemProvider {
-  private readonly texts = new Map<string, Uint8Array>();
   /// The text the editor must show next (a check-in's new render with what
   /// was not applied carried over, or a refresh): the next read returns it
   /// instead of a fresh checkout, which would drop the carried entries.
@@ -42,12 +39,7 @@ export class MemoryFileSystem implements vscode.FileSystemProvider {
     return uri.path.replace(/\/MEMORY\.md$/, '');
   }
 
-  private remember(uri: vscode.Uri, text: string): void {
-    this.texts.set(uri.toString(), Buffer.from(text, 'utf8'));
-  }
-
   private next(uri: vscode.Uri, text: string): void {
-    this.remember(uri, text);
     this.pending.set(uri.toString(), Buffer.from(text, 'utf8'));
   }
 
@@ -81,8 +73,7 @@ export class MemoryFileSystem implements vscode.FileSystemProvider {
     const result: CheckoutResult = await client.sendRequest('memory/checkout', {
       workspace: MemoryFileSystem.workspaceOf(uri),
     });
-    this.remember(uri, result.text);
-    return this.texts.get(uri.toString())!;
+    return Buffer.from(result.text, 'utf8');
   }
 
   async writeFile(uri: vscode.Uri, content: Uint8Array): Promise<void> {
@@ -102,8 +93,6 @@ export class MemoryFileSystem implements vscode.FileSystemProvider {
       // it, as typed). Announced once VS Code has finished recording the save,
       // or it would take the change for its own write.
       setTimeout(() => this.changed(uri), 300);
-    } else {
-      this.remember(uri, text);
     }
     this.onCheckedIn();
     const message = left > 0 ? `mnemo: ${applied}; ${left} left to resolve (see the problems)` : `mnemo: ${applied}`;
