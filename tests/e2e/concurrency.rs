@@ -8,6 +8,7 @@ use crate::support::{Env, parse_id};
 #[test]
 fn eight_processes_writing_100_notes_each_lose_nothing() {
     let env = Env::new();
+    env.ok(&["export", "--enable"]);
     let ids: Vec<i64> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..8)
             .map(|worker| {
@@ -26,6 +27,11 @@ fn eight_processes_writing_100_notes_each_lose_nothing() {
             .collect();
         workers.into_iter().flat_map(|w| w.join().unwrap()).collect()
     });
+    // Read before any other command runs: opening the store would catch a stale mirror up.
+    let mirror = std::fs::read_to_string(env.root.join("MEMORY.md")).unwrap();
+    env.ok(&["export", "--path", "fresh.md"]);
+    let fresh = std::fs::read_to_string(env.root.join("fresh.md")).unwrap();
+    assert!(mirror == fresh, "the last writer's render is on disk: concurrent renders never leave an older one");
     let unique: BTreeSet<i64> = ids.iter().copied().collect();
     assert_eq!(unique.len(), 800, "every acknowledged id is distinct");
     let listed: BTreeSet<i64> =

@@ -85,6 +85,20 @@ impl Store {
         Ok(value)
     }
 
+    /// Run `f` holding the store's write lock (one IMMEDIATE transaction) without
+    /// bumping the epoch: for bookkeeping that several processes must not
+    /// interleave, such as writing the mirror file and recording its epoch.
+    pub(crate) fn exclusively<T, E: From<StoreError>>(&self, f: impl FnOnce(&Store) -> Result<T, E>) -> Result<T, E> {
+        if !self.conn.is_autocommit() {
+            return f(self);
+        }
+        let tx = rusqlite::Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
+            .map_err(|e| classify(e, &self.path))?;
+        let value = f(self)?;
+        tx.commit().map_err(|e| classify(e, &self.path))?;
+        Ok(value)
+    }
+
     /// Call `listener` with the new epoch after every committed write of this handle.
     pub fn on_commit(&mut self, listener: impl FnMut(i64) + Send + 'static) {
         self.listeners.push(Box::new(listener));

@@ -100,21 +100,27 @@ pub struct ExportOutcome {
 }
 
 /// Render and write the mirror, then record the epoch it shows.
+///
+/// Rendering reads one snapshot and takes no lock. Writing the file and
+/// recording its epoch happen under the store's write lock, after checking
+/// that no other process put a newer render there meanwhile: without the
+/// lock, a slow process could rename its older render over a newer one after
+/// the newer one's epoch was recorded, leaving a stale file that
+/// [`is_behind`] calls current.
 pub fn export(store: &Store, target: &MirrorTarget) -> Result<ExportOutcome, MirrorError> {
     let document = render_workspace(store, &target.workspace, DocumentKind::Mirror)?;
-    if recorded_epoch(store, target)?.is_some_and(|recorded| recorded > document.epoch) && target.path.is_file() {
-        // Another process rendered a newer store meanwhile: keep its file.
-        return Ok(ExportOutcome {
-            epoch: document.epoch,
-            notes: document.notes,
-            bytes: document.text.len(),
-            written: false,
-        });
-    }
-    let written = write_atomically(&target.path, document.text.as_bytes(), 0o444)
-        .map_err(|e| MirrorError::NotWritable { path: target.path.display().to_string(), reason: e.to_string() })?;
-    record_epoch(store, target, document.epoch)?;
-    Ok(ExportOutcome { epoch: document.epoch, notes: document.notes, bytes: document.text.len(), written })
+    let outcome =
+        |written| ExportOutcome { epoch: document.epoch, notes: document.notes, bytes: document.text.len(), written };
+    store.exclusively(|store| {
+        if recorded_epoch(store, target)?.is_some_and(|recorded| recorded > document.epoch) && target.path.is_file() {
+            // Another process rendered a newer store meanwhile: keep its file.
+            return Ok(outcome(false));
+        }
+        let written = write_atomically(&target.path, document.text.as_bytes(), 0o444)
+            .map_err(|e| MirrorError::NotWritable { path: target.path.display().to_string(), reason: e.to_string() })?;
+        record_epoch(store, target, document.epoch)?;
+        Ok(outcome(written))
+    })
 }
 
 /// True when the store changed since the mirror was last rendered (or it never was,
