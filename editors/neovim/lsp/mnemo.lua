@@ -8,7 +8,6 @@ return {
   cmd = function(dispatchers)
     return vim.lsp.rpc.start({ mnemo.binary(), 'lsp' }, dispatchers)
   end,
-  root_markers = { '.mnemo', 'MEMORY.md', '.git' },
   root_dir = mnemo.root_dir,
   init_options = mnemo.settings(),
   handlers = {

@@ -29,16 +29,26 @@ function M.settings()
   return { storePath = o.store_path, modelDir = o.model_dir, debounceMs = o.debounce_ms }
 end
 
-local markers = { '.mnemo', 'MEMORY.md', '.git' }
+--- What marks a workspace root, nearest first. `root_dir` below decides
+--- which buffers attach, so lsp/mnemo.lua sets no `root_markers`.
+M.markers = { '.mnemo', 'MEMORY.md', '.git' }
+local markers = M.markers
 
 --- The workspace of a `memory://<workspace>/MEMORY.md` name, or nil.
 function M.memory_root(name)
   return name:match('^memory://(.*)/MEMORY%.md$')
 end
 
---- The workspace of the current directory.
+--- The workspace commands act on: the current memory buffer's, else the
+--- current file's root, else the current directory's root, else the directory.
 function M.workspace()
-  return vim.fs.root(vim.fn.getcwd(), markers) or vim.fn.getcwd()
+  local name = vim.api.nvim_buf_get_name(0)
+  local memory = M.memory_root(name)
+  if memory then
+    return memory
+  end
+  local root = name ~= '' and not name:match('^%a+://') and vim.fs.root(0, markers)
+  return root or vim.fs.root(vim.fn.getcwd(), markers) or vim.fn.getcwd()
 end
 
 --- `root_dir` for vim.lsp.config: memory buffers always; source files of a

@@ -17,76 +17,23 @@
 //! `tool_input.file_path`, `hook_event_name`); with such input the output is
 //! `{"hookSpecificOutput": {"hookEventName", "additionalContext"}}`, else
 //! plain text for other harnesses. Notes already injected in a session are
-//! not injected again (per session, in `<store dir>/sessions/`).
+//! not injected again (per session: [`super::session`]).
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use mnemo_core::index_line::index_line;
 use mnemo_core::recall::{RecallRequest, trust_frame};
 use mnemo_core::triggers::{Moment, TriggerBundles};
-use mnemo_core::{Kind, NoteId, NoteView, Status};
-use serde::{Deserialize, Serialize};
+use mnemo_core::{Kind, NoteView, Status};
 use serde_json::{Value, json};
 
 use crate::cli::{Hook, HookEvent};
 use crate::commands::recall::run_recall;
+use crate::commands::session::{self, SessionState};
 use crate::context::Context;
 use crate::semantic::Semantic;
-
-/// What a session has been told, what the user said last, and where its
-/// hooks ran from (the workspace; the hook's parent processes, which include
-/// the harness), so a later write binds quotes of its own session.
-#[derive(Debug, Default, Serialize, Deserialize)]
-pub struct SessionState {
-    pub user_message: Option<String>,
-    pub injected: Vec<NoteId>,
-    #[serde(default)]
-    pub workspace: Option<String>,
-    #[serde(default)]
-    pub ancestors: Vec<u32>,
-}
-
-fn sessions_dir(ctx: &Context) -> PathBuf {
-    ctx.store_path.parent().unwrap_or(Path::new(".")).join("sessions")
-}
-
-fn session_file(ctx: &Context, session: &str) -> PathBuf {
-    let safe: String =
-        session.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').take(80).collect();
-    sessions_dir(ctx).join(format!("{}.json", if safe.is_empty() { "default" } else { &safe }))
-}
-
-fn load(path: &Path) -> SessionState {
-    std::fs::read_to_string(path).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default()
-}
-
-fn save(path: &Path, state: &SessionState) {
-    if let Some(dir) = path.parent() {
-        let _ = std::fs::create_dir_all(dir);
-    }
-    let _ = std::fs::write(path, serde_json::to_string(state).unwrap_or_default());
-}
-
-/// The user's current message in the writer's own session, for quote
-/// binding: among this workspace's sessions, the one whose hooks share the
-/// nearest parent process with this process (the harness that runs both),
-/// the most recently active one on a tie or where processes tell nothing.
-pub fn latest_user_message(ctx: &Context) -> Option<String> {
-    let writer = crate::process_tree::ancestors();
-    let entries = std::fs::read_dir(sessions_dir(ctx)).ok()?;
-    entries
-        .filter_map(|e| e.ok())
-        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, load(&e.path()))))
-        .filter(|(_, state)| state.workspace.as_deref().is_none_or(|w| w == ctx.workspace.id))
-        .filter(|(_, state)| state.user_message.is_some())
-        .min_by_key(|(modified, state)| {
-            let nearness = crate::process_tree::nearness(&writer, &state.ancestors).unwrap_or(usize::MAX);
-            (nearness, std::cmp::Reverse(*modified))
-        })
-        .and_then(|(_, state)| state.user_message)
-}
 
 /// A budget in characters (about four per token).
 struct Budget(usize);
@@ -140,8 +87,8 @@ pub fn run(ctx: &Context, args: Hook) -> anyhow::Result<ExitCode> {
     let _ = std::io::stdin().read_to_string(&mut input);
     let payload: Option<Value> = serde_json::from_str(&input).ok();
     let field = |name: &str| payload.as_ref().and_then(|p| p.get(name)).and_then(Value::as_str).map(str::to_string);
-    let session_path = session_file(ctx, &field("session_id").unwrap_or_else(|| "default".into()));
-    let mut session = load(&session_path);
+    let session_path = session::session_file(ctx, &field("session_id").unwrap_or_else(|| "default".into()));
+    let mut session = session::load(&session_path);
     session.workspace = Some(ctx.workspace.id.clone());
     session.ancestors = crate::process_tree::ancestors();
     let mut budget = Budget(args.budget.saturating_mul(4));
@@ -243,7 +190,7 @@ pub fn run(ctx: &Context, args: Hook) -> anyhow::Result<ExitCode> {
         }
         HookEvent::Install => unreachable!("handled above"),
     }
-    save(&session_path, &session);
+    session::save(&session_path, &session);
     let text = lines.join("\n");
     match field("hook_event_name") {
         Some(event) => {

@@ -148,7 +148,7 @@ impl MemoryServer {
         let priority: Priority = args.priority.as_deref().map(parse).transpose()?.unwrap_or(Priority::Medium);
         self.with(|s| {
             let anchors = capture_anchors(&s.ctx, &args.anchors)?;
-            let message = args.user_message.clone().or_else(|| crate::commands::hook::latest_user_message(&s.ctx));
+            let message = args.user_message.clone().or_else(|| crate::commands::session::latest_user_message(&s.ctx));
             let (provenance, quote) = bind_provenance(Provenance::Agent, &args.title, &args.body, message.as_deref());
             let note = NewNote { kind, priority, title: args.title, body: args.body, provenance, quote, anchors };
             let mut store = s.ctx.open()?;

@@ -13,6 +13,7 @@ mod mcp_stdin;
 mod read;
 pub(crate) mod recall;
 pub(crate) mod remember;
+pub(crate) mod session;
 mod store;
 
 use std::process::ExitCode;

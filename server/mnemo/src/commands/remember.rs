@@ -22,7 +22,7 @@ pub fn run(ctx: &Context, args: Remember) -> anyhow::Result<ExitCode> {
     };
     let anchors = capture_anchors(ctx, &args.anchors)?;
     // The user's message: given, else the one the user-prompt hook kept for the session.
-    let message = args.user_message.clone().or_else(|| crate::commands::hook::latest_user_message(ctx));
+    let message = args.user_message.clone().or_else(|| crate::commands::session::latest_user_message(ctx));
     let (provenance, quote) = bind_provenance(requested, &args.title, &args.body, message.as_deref());
     let note = NewNote {
         kind: args.kind,
