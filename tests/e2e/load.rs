@@ -25,7 +25,7 @@ fn percentile(samples: &mut [Duration], p: f64) -> Duration {
     samples.get(((samples.len() as f64 - 1.0) * p).round() as usize).copied().unwrap_or_default()
 }
 
-fn report(name: &str, samples: &mut Vec<Duration>) -> String {
+fn report(name: &str, samples: &mut [Duration]) -> String {
     let n = samples.len();
     let (p50, p99) = (percentile(samples, 0.5), percentile(samples, 0.99));
     format!("{name}: {n} ops, p50 {:.1} ms, p99 {:.1} ms", p50.as_secs_f64() * 1e3, p99.as_secs_f64() * 1e3)

@@ -145,9 +145,12 @@ fn identity(dir: &Path) -> String {
     }
 }
 
+/// The library a process initialised ONNX Runtime from, and how that went.
+type InitialisedRuntime = (PathBuf, Result<ort::environment::Environment, String>);
+
 /// ONNX Runtime can be initialised once per process: remember the outcome.
 fn runtime_environment(path: &Path) -> Result<ort::environment::Environment, EmbedError> {
-    static RUNTIME: OnceLock<Mutex<Option<(PathBuf, Result<ort::environment::Environment, String>)>>> = OnceLock::new();
+    static RUNTIME: OnceLock<Mutex<Option<InitialisedRuntime>>> = OnceLock::new();
     let runtime_error = |reason: String| EmbedError::Runtime { path: path.to_path_buf(), reason };
     if !path.is_file() {
         return Err(runtime_error("the library file does not exist".into()));

@@ -111,11 +111,11 @@ impl Backend {
                     self.client.show_message(MessageType::INFO, format!("mnemo: {}", applied.join("; "))).await;
                 }
                 let Some(document) = outcome.document else { return };
-                if document.text != text {
-                    if let Err(e) = write_atomically(&path, document.text.as_bytes(), 0o644) {
-                        let message = format!("checked in, but {} could not be rewritten: {e}", path.display());
-                        self.client.show_message(MessageType::WARNING, message).await;
-                    }
+                if document.text != text
+                    && let Err(e) = write_atomically(&path, document.text.as_bytes(), 0o644)
+                {
+                    let message = format!("checked in, but {} could not be rewritten: {e}", path.display());
+                    self.client.show_message(MessageType::WARNING, message).await;
                 }
             }
             Err(e) => {

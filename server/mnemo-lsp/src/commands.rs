@@ -50,7 +50,7 @@ impl Backend {
         let workspace = self.workspace();
         let mirror = workspace.root.as_ref().map(|r| r.join("MEMORY.md"));
         let in_mirror = mirror.as_ref().and_then(|m| std::fs::read_to_string(m).ok()).and_then(|t| entry_line(&t, id));
-        let (uri, line) = match (in_mirror, mirror.as_ref().and_then(|m| Uri::from_file_path(m))) {
+        let (uri, line) = match (in_mirror, mirror.as_ref().and_then(Uri::from_file_path)) {
             (Some(line), Some(uri)) => (uri, line),
             _ => return self.open_for_editing(id).await,
         };

@@ -125,7 +125,7 @@ impl Refresher {
             if base_epoch == epoch {
                 continue;
             }
-            if doc.text.to_string() == base_text {
+            if doc.text == base_text {
                 self.checkouts
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())

@@ -36,7 +36,7 @@ pub struct ConfigError {
     pub message: String,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct WorkspaceConfig {
     pub expiry: ExpiryPolicy,
     pub memory_export: MemoryExport,
@@ -74,17 +74,6 @@ pub struct MemoryExport {
 impl Default for MemoryExport {
     fn default() -> Self {
         MemoryExport { enabled: false, path: DEFAULT_MIRROR_PATH.into(), debounce: Duration::from_secs(3) }
-    }
-}
-
-impl Default for WorkspaceConfig {
-    fn default() -> Self {
-        WorkspaceConfig {
-            expiry: ExpiryPolicy::default(),
-            memory_export: MemoryExport::default(),
-            recall: RecallConfig::default(),
-            triggers: TriggerBundles::default(),
-        }
     }
 }
 

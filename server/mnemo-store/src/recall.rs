@@ -95,10 +95,10 @@ impl Store {
             let successors: Vec<NoteId> =
                 candidates.iter().filter_map(|c| c.successor).filter(|s| !seen.contains(s)).collect();
             for id in successors {
-                if seen.insert(id) {
-                    if let Some(c) = store.candidate(id, &Evidence::default())? {
-                        candidates.push(c);
-                    }
+                if seen.insert(id)
+                    && let Some(c) = store.candidate(id, &Evidence::default())?
+                {
+                    candidates.push(c);
                 }
             }
             let mut reranked = 0;

@@ -15,6 +15,9 @@ use mnemo_store::{Scope, Store};
 
 use crate::context::Context;
 
+/// One vector per embedding chunk of a note.
+pub type NoteChunkVectors = Vec<Vec<f32>>;
+
 /// The model, or why there is none.
 pub struct Semantic {
     embedder: Result<Embedder, String>,
@@ -89,7 +92,7 @@ impl Semantic {
 
     /// Embed the chunks of each note (title, body) in batches, with a
     /// progress bar on a terminal. `None` without a model.
-    pub fn embed_notes(&mut self, notes: &[(&str, &str)]) -> Result<Option<(Vec<Vec<Vec<f32>>>, String)>, String> {
+    pub fn embed_notes(&mut self, notes: &[(&str, &str)]) -> Result<Option<(Vec<NoteChunkVectors>, String)>, String> {
         let Ok(embedder) = self.embedder.as_mut() else { return Ok(None) };
         let chunked: Vec<Vec<String>> = notes.iter().map(|(title, body)| embedding_chunks(title, body)).collect();
         let texts: Vec<&str> = chunked.iter().flatten().map(String::as_str).collect();

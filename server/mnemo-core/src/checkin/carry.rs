@@ -242,10 +242,10 @@ pub fn carry_over(
     }
     // A deletion that conflicted stays deleted in the new text.
     for conflict in plan.conflicts.iter().filter(|c| c.mine.is_none()) {
-        if !claimed.contains(&conflict.id) {
-            if let Some(at) = position_of(&blocks, conflict.id) {
-                blocks.remove(at);
-            }
+        if !claimed.contains(&conflict.id)
+            && let Some(at) = position_of(&blocks, conflict.id)
+        {
+            blocks.remove(at);
         }
     }
     let (text, starts) = join(&blocks);

@@ -380,7 +380,7 @@ fn edit_script(text: &str, ops: &[(u8, usize)]) -> String {
             0 => {
                 lines.remove(i);
             }
-            1 => lines[i] = lines[i].replacen(" · ", " · ", 1).replacen("low · ", "low · REVOKED (x) · ", 1),
+            1 => lines[i] = lines[i].replacen("low · ", "low · REVOKED (x) · ", 1),
             2 => lines[i].push_str(" (edited)"),
             3 => lines[i] = lines[i].replacen("medium · ", "medium · STALE (y) · ", 1),
             4 => lines.insert(i, "- high · Typed by a person".into()),

@@ -186,7 +186,7 @@ fn fold_replays_a_log_and_tracks_reason_time_and_live_period() {
 #[test]
 fn fold_rejects_logs_that_do_not_start_with_created() {
     let revoke = event(EventKind::Revoked, Actor::Agent);
-    assert_eq!(fold(&[revoke.clone()]), Err(TransitionError::CreatedNotFirst));
+    assert_eq!(fold(std::slice::from_ref(&revoke)), Err(TransitionError::CreatedNotFirst));
     assert_eq!(fold(&[]), Err(TransitionError::CreatedNotFirst));
     let created = EventData { kind: EventKind::Created { provenance: Provenance::Agent }, ..revoke };
     assert_eq!(fold(&[created.clone(), created]), Err(TransitionError::CreatedNotFirst));

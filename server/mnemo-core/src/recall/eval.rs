@@ -114,10 +114,11 @@ pub fn evaluate(runs: &[(QueryCase, QueryOutcome)], k: usize) -> EvalReport {
         }
         let top: Vec<NoteId> = outcome.results.iter().take(k).copied().collect();
         if case.category == "filter_stale" {
-            if let Some(stale) = case.relevant.first() {
-                if !top.contains(stale) && !outcome.hidden_stale.contains(stale) {
-                    silent_stale_misses.push(case.qid.clone());
-                }
+            if let Some(stale) = case.relevant.first()
+                && !top.contains(stale)
+                && !outcome.hidden_stale.contains(stale)
+            {
+                silent_stale_misses.push(case.qid.clone());
             }
             continue;
         }

@@ -186,10 +186,10 @@ pub fn rank(candidates: &[Candidate], request: &RecallRequest) -> RecallAnswer {
     for c in candidates {
         if let Some(successor) = c.successor {
             let successor_score = scores.get(&successor).copied().unwrap_or(f64::NEG_INFINITY);
-            if let Some(score) = scores.get_mut(&c.id) {
-                if *score >= successor_score {
-                    *score = successor_score - 1e-9;
-                }
+            if let Some(score) = scores.get_mut(&c.id)
+                && *score >= successor_score
+            {
+                *score = successor_score - 1e-9;
             }
         }
     }

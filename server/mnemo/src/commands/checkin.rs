@@ -41,12 +41,12 @@ fn check_in_file(ctx: &Context, file: &Path, text: &str, resolutions: &Resolutio
     if !outcome.applied.is_empty() {
         ctx.after_write(&store);
     }
-    if let Some(document) = &outcome.document {
-        if document.text != text {
-            write_atomically(file, document.text.as_bytes(), 0o644).with_context(|| {
-                format!("the check-in is saved, but {} could not be rewritten; take a fresh checkout", file.display())
-            })?;
-        }
+    if let Some(document) = &outcome.document
+        && document.text != text
+    {
+        write_atomically(file, document.text.as_bytes(), 0o644).with_context(|| {
+            format!("the check-in is saved, but {} could not be rewritten; take a fresh checkout", file.display())
+        })?;
     }
     Ok(outcome)
 }
@@ -55,7 +55,9 @@ fn check_in_file(ctx: &Context, file: &Path, text: &str, resolutions: &Resolutio
 fn report(ctx: &Context, file: &Path, outcome: &CheckinOutcome) -> ExitCode {
     let plan = &outcome.plan;
     let applied: Vec<String> = plan.changes.iter().zip(&outcome.applied).map(|(c, id)| c.describe(*id)).collect();
-    let (problems, conflicts): (Vec<(usize, String)>, Vec<(i64, usize)>) = match &outcome.document {
+    // (line, message) of each problem; (note id, line) of each conflict.
+    type Problems = Vec<(usize, String)>;
+    let (problems, conflicts): (Problems, Vec<(i64, usize)>) = match &outcome.document {
         Some(document) => (
             document.diagnostics.iter().map(|d| (d.line, d.message.clone())).collect(),
             document.conflicts.iter().map(|c| (c.id, c.line)).collect(),
