@@ -7,7 +7,7 @@
 use std::collections::{HashMap, HashSet};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -150,36 +150,61 @@ fn bulk_env() -> Env {
     env
 }
 
+/// Poll until some process holds the store's write lock (a write transaction
+/// is open), taking the lock only for a moment each time; false after `limit`.
+fn until_write_lock_held(env: &Env, limit: Duration) -> bool {
+    let probe = rusqlite::Connection::open(&env.store).unwrap();
+    probe.busy_timeout(Duration::ZERO).unwrap();
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        match probe.execute_batch("BEGIN IMMEDIATE") {
+            Ok(()) => probe.execute_batch("ROLLBACK").unwrap(),
+            Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) => return true,
+            Err(e) => panic!("probing the write lock: {e}"),
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    false
+}
+
 #[test]
 fn a_language_server_killed_mid_checkin_applies_all_or_nothing() {
-    let env = bulk_env();
-    for delay_ms in [0, 5, 20, 60] {
+    // Each round kills the server the moment its check-in holds the write
+    // lock (nothing else writes: the notes are embedded, no mirror is on).
+    // A kill that lands after the commit leaves all 300 edits, and another
+    // round runs on a fresh store; one must land inside the transaction.
+    for round in 1..=3 {
+        let env = bulk_env();
         let mut client = Client::start(&env);
         client.request("initialize", json!({ "processId": null, "rootUri": uri(&env.root), "capabilities": {} }));
         client.notify("initialized", json!({}));
         let (memory_uri, text) = retitled_checkout(&mut client);
         client.send_request("memory/checkin", json!({ "uri": memory_uri, "text": text }));
-        std::thread::sleep(Duration::from_millis(delay_ms));
+        let inside = until_write_lock_held(&env, Duration::from_secs(60));
         client.child().kill().unwrap();
         client.child().wait().unwrap();
+        assert!(inside, "round {round}: the check-in never took the write lock");
         let applied = retitled(&env);
-        assert!(applied == 0 || applied == 300, "killed after {delay_ms} ms: {applied} of 300 applied");
+        assert!(applied == 0 || applied == 300, "round {round}: {applied} of 300 applied");
         env.ok(&["store", "verify"]);
-        if applied == 300 {
-            return; // the check-in won the race this time
+        if applied == 0 {
+            return; // killed inside the transaction: rolled back whole
         }
     }
+    panic!("in 3 rounds no kill landed inside the check-in's transaction");
 }
 
 #[test]
 fn a_language_server_whose_editor_vanishes_mid_checkin_exits_cleanly() {
     let env = bulk_env();
-    // The editor goes away (stdin closed, no shutdown) while its check-in runs.
+    // The editor goes away (stdin closed, no shutdown) while its check-in's
+    // transaction is open.
     let mut client = Client::start(&env);
     client.request("initialize", json!({ "processId": null, "rootUri": uri(&env.root), "capabilities": {} }));
     client.notify("initialized", json!({}));
     let (memory_uri, text) = retitled_checkout(&mut client);
     client.send_request("memory/checkin", json!({ "uri": memory_uri, "text": text }));
+    assert!(until_write_lock_held(&env, Duration::from_secs(60)), "the check-in never took the write lock");
     let (status, stderr) = client.vanish();
     assert!(status.success(), "the server exits cleanly when its client goes away: {status} {stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");

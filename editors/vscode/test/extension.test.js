@@ -1,6 +1,8 @@
 // The extension in a real VS Code (code-server), through the extension host:
 // it activates; Edit Memory opens the checkout; hover over an entry shows the
-// full body; a code action revokes a note and the diagnostic appears; an
+// full body; a code action revokes a note and the diagnostic appears; a code
+// action that needs a reason asks for it in an input box (typed into by the
+// browser) and does nothing when the box is dismissed; an
 // edit saved in the memory document becomes events (checked with the CLI);
 // a conflicting save shows the conflict diagnostic.
 const assert = require('node:assert');
@@ -33,6 +35,16 @@ async function until(what, check, ms = 20000) {
 async function screenshot(name) {
   fs.writeFileSync(path.join(artifacts, `${name}.request`), '');
   await until(`the ${name} screenshot`, () => fs.existsSync(path.join(artifacts, `${name}.png`)), 30000);
+}
+
+/// Have the browser type `text` into the open input box and press `key`.
+async function answerInputBox(name, text, key = 'Enter') {
+  const at = (suffix) => path.join(artifacts, `${name}${suffix}`);
+  fs.writeFileSync(at('.answer'), JSON.stringify({ text, key }));
+  await until(`the ${name} input box answered`, () => {
+    if (fs.existsSync(at('.unanswered'))) throw new Error(fs.readFileSync(at('.unanswered'), 'utf8'));
+    return fs.existsSync(at('.answered'));
+  }, 30000);
 }
 
 const mirror = () => vscode.Uri.file(path.join(root, 'MEMORY.md'));
@@ -74,6 +86,29 @@ describe('mnemo in VS Code', function () {
     assert.strictEqual(json('show', '2').state, 'revoked');
     await until('the revoked diagnostic', () =>
       vscode.languages.getDiagnostics(doc.uri).some((d) => d.message === '#2 was revoked: measured on a debug build'));
+  });
+
+  it('a code action asks for the reason, and does nothing without one', async () => {
+    const doc = await vscode.workspace.openTextDocument(mirror());
+    await vscode.window.showTextDocument(doc);
+    const line = lineOf(doc, 3);
+    const range = new vscode.Range(line, 0, line, 0);
+    const actions = await vscode.commands.executeCommand('vscode.executeCodeActionProvider', doc.uri, range);
+    const stale = actions.find((a) => a.command && a.command.command === 'mnemo.flagStale');
+    assert.ok(stale, `a Flag stale action among ${actions.map((a) => a.title)}`);
+    assert.deepStrictEqual(stale.command.arguments, [3], 'the action carries the id only: the reason is asked');
+
+    const dismissed = vscode.commands.executeCommand('mnemo.flagStale', ...stale.command.arguments);
+    await answerInputBox('dismissed', 'half-typed', 'Escape');
+    await dismissed;
+    assert.strictEqual(json('show', '3').state, 'active', 'a dismissed prompt does nothing');
+
+    const answered = vscode.commands.executeCommand('mnemo.flagStale', ...stale.command.arguments);
+    await answerInputBox('reason', 'the build moved to a 16 GB runner');
+    await answered;
+    assert.strictEqual(json('show', '3').state, 'stale_flagged');
+    await until('the stale diagnostic', () =>
+      vscode.languages.getDiagnostics(doc.uri).some((d) => d.message.startsWith('#3 is flagged stale: the build moved to a 16 GB runner')));
   });
 
   it('Edit Memory opens the checkout and a save becomes events', async () => {

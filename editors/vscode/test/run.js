@@ -3,7 +3,8 @@
 // chromium (driven by playwright-core) opens it, the mocha suite runs in the
 // extension host against the real mnemo binary, and the workbench hands the
 // result back through window.codeAutomationExit. Screenshots the suite asks
-// for land in target/vscode-test-artifacts.
+// for land in target/vscode-test-artifacts; input boxes the suite needs
+// answered are typed into by the browser, as a person would.
 // Usage: node test/run.js   (MNEMO_BINARY, CODE_SERVER, CHROMIUM override the defaults)
 const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -49,6 +50,7 @@ const cli = (...args) => execFileSync(binary, args, { cwd: root, env, encoding: 
 cli('remember', '--kind', 'gotcha', '--priority', 'high', '--title', 'Release the lock before restarting',
   '--body', 'Restarting with the lock held deadlocks the new daemon.', '--anchor', 'src/lock.rs:2-3');
 cli('remember', '--kind', 'finding', '--title', 'Index rebuild takes 40 s on the full corpus');
+cli('remember', '--kind', 'operational', '--title', 'The nightly build needs 8 GB of RAM');
 cli('export', '--enable');
 
 const userData = path.join(tmp, 'user-data');
@@ -108,13 +110,39 @@ async function ready() {
     ['extensionTestsPath', remote(path.join(extension, 'test/index.js'))],
   ];
   await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(root)}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
-  // Screenshots the suite asks for: it writes NAME.request and waits for NAME.png.
-  const shots = setInterval(async () => {
-    for (const file of fs.readdirSync(artifacts).filter((f) => f.endsWith('.request'))) {
-      const name = file.replace(/\.request$/, '');
-      fs.rmSync(path.join(artifacts, file));
-      await page.screenshot({ path: path.join(artifacts, `${name}.png`) });
+  // What the suite asks of the browser, through files in the artifacts folder:
+  // NAME.request → a screenshot NAME.png; NAME.answer ({text, key}) → the
+  // input box that is open gets the text typed and the key pressed, then
+  // NAME.answered (or NAME.unanswered with the error).
+  async function serve(file) {
+    const name = file.replace(/\.(request|answer)$/, '');
+    const at = (suffix) => path.join(artifacts, `${name}${suffix}`);
+    if (file.endsWith('.request')) {
+      fs.rmSync(at('.request'));
+      await page.screenshot({ path: at('.png') });
       console.log(`screenshot: target/vscode-test-artifacts/${name}.png`);
+      return;
+    }
+    const answer = JSON.parse(fs.readFileSync(at('.answer'), 'utf8'));
+    fs.rmSync(at('.answer'));
+    try {
+      const input = page.locator('.quick-input-widget .quick-input-box input');
+      await input.waitFor({ state: 'visible', timeout: 20000 });
+      await input.fill(answer.text);
+      await input.press(answer.key);
+      fs.writeFileSync(at('.answered'), '');
+    } catch (error) {
+      fs.writeFileSync(at('.unanswered'), String(error));
+    }
+  }
+  let serving = false;
+  const shots = setInterval(async () => {
+    if (serving) return;
+    serving = true;
+    try {
+      for (const file of fs.readdirSync(artifacts).filter((f) => /\.(request|answer)$/.test(f))) await serve(file);
+    } finally {
+      serving = false;
     }
   }, 200);
   const timeout = new Promise((resolve) => setTimeout(() => resolve('timeout'), 240000));
