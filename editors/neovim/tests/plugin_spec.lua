@@ -81,6 +81,11 @@ for _, a in ipairs(actions) do
   if a.command and a.command.command == 'mnemo.revoke' then revoke = a end
 end
 check('a Revoke code action is offered', revoke ~= nil, actions)
+local asked
+vim.ui.input = function(opts, on_confirm) asked = opts.prompt; on_confirm(nil) end
+client:exec_cmd(revoke.command, { bufnr = mirror })
+check('the code action asks why, and a dismissed prompt does nothing',
+  asked == ('Revoke #%d, because: '):format(lock) and json({ 'show', lock }).state == 'active', asked)
 vim.ui.input = function(_, on_confirm) on_confirm('wrong lock order') end
 vim.api.nvim_win_set_cursor(0, { lock_line + 1, 0 })
 client:exec_cmd(revoke.command, { bufnr = mirror })

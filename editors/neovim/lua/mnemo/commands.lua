@@ -20,12 +20,10 @@ local function notify_result(ok, result)
 end
 
 --- Ask why, then run a server command that needs a reason.
-local function with_reason(args, command, prompt)
+local function with_reason(args, command)
   local id = id_or_cursor(args)
-  vim.ui.input({ prompt = prompt:format(id) }, function(reason)
-    if reason and reason ~= '' then
-      notify_result(pcall(mnemo.execute, command, { id, reason }))
-    end
+  mnemo.ask_reason(command, id, function(reason)
+    notify_result(pcall(mnemo.execute, command, { id, reason }))
   end)
 end
 
@@ -109,10 +107,10 @@ M.subcommands = {
     end)
   end,
   revoke = function(args)
-    with_reason(args, 'mnemo.revoke', 'Revoke #%d, because: ')
+    with_reason(args, 'mnemo.revoke')
   end,
   stale = function(args)
-    with_reason(args, 'mnemo.flagStale', 'Flag #%d stale, because: ')
+    with_reason(args, 'mnemo.flagStale')
   end,
   reinstate = function(args)
     notify_result(pcall(mnemo.execute, 'mnemo.reinstate', { id_or_cursor(args) }))

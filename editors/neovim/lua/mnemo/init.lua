@@ -192,15 +192,29 @@ function M.execute(command, arguments)
   return request(client, 'workspace/executeCommand', { command = command, arguments = arguments })
 end
 
---- Commands that need a reason (or a confirmation) ask the person for it.
-local function with_reason(command, prompt)
+--- What each server command that needs a reason asks.
+local reason_prompts = {
+  ['mnemo.revoke'] = 'Revoke #%d, because: ',
+  ['mnemo.flagStale'] = 'Flag #%d stale, because: ',
+}
+
+--- Ask why `command` should run on note `id`; `on_reason(reason)` only when
+--- one is given (the code actions and `:Mnemo revoke|stale` both ask here).
+function M.ask_reason(command, id, on_reason)
+  vim.ui.input({ prompt = reason_prompts[command]:format(id) }, function(reason)
+    if not reason or vim.trim(reason) == '' then
+      return vim.notify('mnemo: nothing done (no reason given)', vim.log.levels.WARN)
+    end
+    on_reason(reason)
+  end)
+end
+
+--- A code action's command that needs a reason: asked for unless the action carries one.
+local function with_reason(command)
   return function(cmd, ctx)
     local id = cmd.arguments[1]
     local client = vim.lsp.get_client_by_id(ctx.client_id)
     local function run(reason)
-      if not reason or reason == '' then
-        return vim.notify('mnemo: nothing done (no reason given)', vim.log.levels.WARN)
-      end
       client:request('workspace/executeCommand', { command = command, arguments = { id, reason } }, function(err)
         if err then
           vim.notify('mnemo: ' .. err.message, vim.log.levels.ERROR)
@@ -210,12 +224,12 @@ local function with_reason(command, prompt)
     if cmd.arguments[2] then
       return run(cmd.arguments[2])
     end
-    vim.ui.input({ prompt = prompt:format(id) }, run)
+    M.ask_reason(command, id, run)
   end
 end
 
-vim.lsp.commands['mnemo.revoke'] = with_reason('mnemo.revoke', 'Revoke #%d, because: ')
-vim.lsp.commands['mnemo.flagStale'] = with_reason('mnemo.flagStale', 'Flag #%d stale, because: ')
+vim.lsp.commands['mnemo.revoke'] = with_reason('mnemo.revoke')
+vim.lsp.commands['mnemo.flagStale'] = with_reason('mnemo.flagStale')
 vim.lsp.commands['mnemo.forget'] = function(cmd, ctx)
   local id = cmd.arguments[1]
   vim.ui.input({ prompt = ('Forget #%d and its history for good? Type "confirm": '):format(id) }, function(answer)
