@@ -6,10 +6,9 @@
 //! **Invariant:** the mirror is a view. Nothing here reads it back into the
 //! store; only its bytes are compared to skip a write that changes nothing.
 
+mod atomic_write;
 pub mod sync;
 
-use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Component, Path, PathBuf};
 
 use rusqlite::OptionalExtension;
@@ -18,6 +17,7 @@ use crate::document::{DocumentKind, render_workspace};
 use crate::error::StoreError;
 use crate::store::Store;
 use crate::workspace::Workspace;
+pub use atomic_write::{StagedFile, write_atomically};
 
 #[derive(Debug, thiserror::Error)]
 pub enum MirrorError {
@@ -101,23 +101,29 @@ pub struct ExportOutcome {
 
 /// Render and write the mirror, then record the epoch it shows.
 ///
-/// Rendering reads one snapshot and takes no lock. Writing the file and
-/// recording its epoch happen under the store's write lock, after checking
-/// that no other process put a newer render there meanwhile: without the
-/// lock, a slow process could rename its older render over a newer one after
-/// the newer one's epoch was recorded, leaving a stale file that
-/// [`is_behind`] calls current.
+/// Rendering and writing the new text beside the file take no lock. Putting
+/// it in place (a rename) and recording its epoch happen under the store's
+/// write lock, after checking that no other process put a newer render there
+/// meanwhile: without the lock, a slow process could rename its older render
+/// over a newer one after the newer one's epoch was recorded, leaving a stale
+/// file that [`is_behind`] calls current.
 pub fn export(store: &Store, target: &MirrorTarget) -> Result<ExportOutcome, MirrorError> {
     let document = render_workspace(store, &target.workspace, DocumentKind::Mirror)?;
+    let not_writable =
+        |e: std::io::Error| MirrorError::NotWritable { path: target.path.display().to_string(), reason: e.to_string() };
+    let staged = StagedFile::stage(&target.path, document.text.as_bytes(), 0o444).map_err(not_writable)?;
     let outcome =
         |written| ExportOutcome { epoch: document.epoch, notes: document.notes, bytes: document.text.len(), written };
     store.exclusively(|store| {
         if recorded_epoch(store, target)?.is_some_and(|recorded| recorded > document.epoch) && target.path.is_file() {
-            // Another process rendered a newer store meanwhile: keep its file.
+            // Another process rendered a newer store meanwhile: keep its file
+            // (the staged one is removed when dropped).
             return Ok(outcome(false));
         }
-        let written = write_atomically(&target.path, document.text.as_bytes(), 0o444)
-            .map_err(|e| MirrorError::NotWritable { path: target.path.display().to_string(), reason: e.to_string() })?;
+        let written = staged.is_some();
+        if let Some(staged) = staged {
+            staged.place().map_err(not_writable)?;
+        }
         record_epoch(store, target, document.epoch)?;
         Ok(outcome(written))
     })
@@ -155,28 +161,4 @@ fn record_epoch(store: &Store, target: &MirrorTarget, epoch: i64) -> Result<(), 
         rusqlite::params![target.workspace.id, target.relative, epoch],
     )?;
     Ok(())
-}
-
-/// Write `bytes` to `path` through a temp file and a rename, with `mode`
-/// (0444 for the mirror, 0644 for a checkout file): a crash leaves the old
-/// text or the new one, never half. Returns false (and touches nothing) when
-/// the file already holds `bytes`.
-pub fn write_atomically(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<bool> {
-    if std::fs::read(path).is_ok_and(|current| current == bytes) {
-        return Ok(false);
-    }
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    static SEQUENCE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let sequence = SEQUENCE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let temp = path.with_file_name(format!(".{name}.mnemo-{}-{sequence}.tmp", std::process::id()));
-    let result = (|| {
-        let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(mode).open(&temp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&temp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    result.map(|()| true)
 }
