@@ -76,24 +76,27 @@ impl Store {
     /// Run `f` inside one read transaction, so everything it reads (the epoch
     /// and the notes, say) comes from the same state of the store.
     pub fn snapshot<T>(&self, f: impl FnOnce(&Store) -> Result<T, StoreError>) -> Result<T, StoreError> {
-        if !self.conn.is_autocommit() {
-            return f(self);
-        }
-        let tx = self.conn.unchecked_transaction().map_err(|e| classify(e, &self.path))?;
-        let value = f(self)?;
-        tx.commit().map_err(|e| classify(e, &self.path))?;
-        Ok(value)
+        self.in_transaction(TransactionBehavior::Deferred, f)
     }
 
     /// Run `f` holding the store's write lock (one IMMEDIATE transaction) without
     /// bumping the epoch: for bookkeeping that several processes must not
-    /// interleave, such as writing the mirror file and recording its epoch.
+    /// interleave, such as putting the mirror file in place and recording its epoch.
     pub(crate) fn exclusively<T, E: From<StoreError>>(&self, f: impl FnOnce(&Store) -> Result<T, E>) -> Result<T, E> {
+        self.in_transaction(TransactionBehavior::Immediate, f)
+    }
+
+    /// Run `f` in one transaction of `behavior` (rolled back if `f` fails), or
+    /// in the transaction already open on this connection.
+    fn in_transaction<T, E: From<StoreError>>(
+        &self,
+        behavior: TransactionBehavior,
+        f: impl FnOnce(&Store) -> Result<T, E>,
+    ) -> Result<T, E> {
         if !self.conn.is_autocommit() {
             return f(self);
         }
-        let tx = rusqlite::Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
-            .map_err(|e| classify(e, &self.path))?;
+        let tx = rusqlite::Transaction::new_unchecked(&self.conn, behavior).map_err(|e| classify(e, &self.path))?;
         let value = f(self)?;
         tx.commit().map_err(|e| classify(e, &self.path))?;
         Ok(value)

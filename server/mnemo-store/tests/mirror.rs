@@ -11,7 +11,7 @@ use expect_test::expect_file;
 use mnemo_core::{Actor, Anchor, EventData, EventKind, Kind, NewNote, Priority, Provenance, Timestamp};
 use mnemo_store::document::{DocumentKind, render_workspace};
 use mnemo_store::mirror::sync::{MirrorEvent, MirrorSync};
-use mnemo_store::mirror::{MirrorError, MirrorTarget, export, is_behind};
+use mnemo_store::mirror::{MirrorError, MirrorTarget, export, is_behind, publish};
 use mnemo_store::workspace::Workspace;
 use mnemo_store::{Scope, Store};
 
@@ -210,6 +210,36 @@ fn export_writes_atomically_read_only_and_records_the_epoch() {
         })
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn an_overtaken_render_never_replaces_the_newer_mirror_nor_comes_back_after_a_delete() {
+    let mut f = fixture();
+    let target = MirrorTarget::resolve(&f.workspace, std::path::Path::new("MEMORY.md")).unwrap();
+    // A slow process rendered the empty store (epoch 0) ...
+    let old = render_workspace(&f.store, &f.workspace, DocumentKind::Mirror).unwrap();
+    // ... while another wrote and exported epoch 1.
+    populate(&mut f);
+    export(&f.store, &target).unwrap();
+    let newer = mirror_text(&f);
+    assert_eq!(std::fs::read_to_string(&target.path).unwrap(), newer);
+
+    let late = publish(&f.store, &target, &old).unwrap();
+    assert!(!late.written);
+    assert_eq!(std::fs::read_to_string(&target.path).unwrap(), newer, "the newer text stands");
+    assert!(!is_behind(&f.store, &target).unwrap());
+
+    std::fs::remove_file(&target.path).unwrap();
+    let late = publish(&f.store, &target, &old).unwrap();
+    assert!(!late.written && !target.path.exists(), "an overtaken render is not put back after a delete");
+    assert!(is_behind(&f.store, &target).unwrap(), "the missing file is behind, so the next process renders it");
+    assert!(export(&f.store, &target).unwrap().written);
+    assert_eq!(std::fs::read_to_string(&target.path).unwrap(), newer);
+    let temps = std::fs::read_dir(target.path.parent().unwrap())
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().ends_with(".tmp"))
+        .count();
+    assert_eq!(temps, 0, "the overtaken renders' staged files are removed");
 }
 
 #[test]

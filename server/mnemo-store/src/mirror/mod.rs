@@ -13,7 +13,7 @@ use std::path::{Component, Path, PathBuf};
 
 use rusqlite::OptionalExtension;
 
-use crate::document::{DocumentKind, render_workspace};
+use crate::document::{DocumentKind, RenderedDocument, render_workspace};
 use crate::error::StoreError;
 use crate::store::Store;
 use crate::workspace::Workspace;
@@ -100,30 +100,42 @@ pub struct ExportOutcome {
 }
 
 /// Render and write the mirror, then record the epoch it shows.
-///
-/// Rendering and writing the new text beside the file take no lock. Putting
-/// it in place (a rename) and recording its epoch happen under the store's
-/// write lock, after checking that no other process put a newer render there
-/// meanwhile: without the lock, a slow process could rename its older render
-/// over a newer one after the newer one's epoch was recorded, leaving a stale
-/// file that [`is_behind`] calls current.
 pub fn export(store: &Store, target: &MirrorTarget) -> Result<ExportOutcome, MirrorError> {
-    let document = render_workspace(store, &target.workspace, DocumentKind::Mirror)?;
+    publish(store, target, &render_workspace(store, &target.workspace, DocumentKind::Mirror)?)
+}
+
+/// Write `document` (a mirror rendered from `store`, maybe by a process that
+/// has since been overtaken) as the mirror, and record its epoch.
+///
+/// Writing the new text beside the file takes no lock. Putting it in place
+/// (a rename) and recording its epoch happen under the store's write lock,
+/// and only when no newer render was recorded meanwhile: otherwise a slow
+/// process could put its older text over a newer one, or back after the file
+/// was deleted, while the recorded epoch says the mirror is current.
+pub fn publish(
+    store: &Store,
+    target: &MirrorTarget,
+    document: &RenderedDocument,
+) -> Result<ExportOutcome, MirrorError> {
     let not_writable =
         |e: std::io::Error| MirrorError::NotWritable { path: target.path.display().to_string(), reason: e.to_string() };
-    let staged = StagedFile::stage(&target.path, document.text.as_bytes(), 0o444).map_err(not_writable)?;
+    let bytes = document.text.as_bytes();
+    let staged = StagedFile::stage(&target.path, bytes, 0o444).map_err(not_writable)?;
     let outcome =
         |written| ExportOutcome { epoch: document.epoch, notes: document.notes, bytes: document.text.len(), written };
     store.exclusively(|store| {
-        if recorded_epoch(store, target)?.is_some_and(|recorded| recorded > document.epoch) && target.path.is_file() {
-            // Another process rendered a newer store meanwhile: keep its file
-            // (the staged one is removed when dropped).
+        if recorded_epoch(store, target)?.is_some_and(|recorded| recorded > document.epoch) {
+            // Overtaken: the newer render's file stands (or, deleted, is
+            // behind and re-rendered by the next process); ours is dropped.
             return Ok(outcome(false));
         }
-        let written = staged.is_some();
-        if let Some(staged) = staged {
-            staged.place().map_err(not_writable)?;
+        let written = match staged {
+            Some(staged) => staged.place().map(|()| true),
+            // The file held these bytes when staging; another export may have
+            // replaced them since, so compare again under the lock.
+            None => write_atomically(&target.path, bytes, 0o444),
         }
+        .map_err(not_writable)?;
         record_epoch(store, target, document.epoch)?;
         Ok(outcome(written))
     })
@@ -157,7 +169,7 @@ fn is_a_mirror(path: &Path) -> bool {
 fn record_epoch(store: &Store, target: &MirrorTarget, epoch: i64) -> Result<(), StoreError> {
     store.conn.execute(
         "INSERT INTO mirror_exports (workspace, path, epoch) VALUES (?1, ?2, ?3)
-         ON CONFLICT (workspace, path) DO UPDATE SET epoch = max(epoch, excluded.epoch)",
+         ON CONFLICT (workspace, path) DO UPDATE SET epoch = excluded.epoch",
         rusqlite::params![target.workspace.id, target.relative, epoch],
     )?;
     Ok(())
