@@ -60,14 +60,15 @@ pub fn save(path: &Path, state: &SessionState) {
     prune(dir, SystemTime::now(), SESSION_RETENTION);
 }
 
-/// Remove the `*.json` session files in `dir` last modified before `now - retention`.
+/// Remove the session files (`*.json`, and `*.tmp` left by a hook killed
+/// while saving) in `dir` last modified before `now - retention`.
 fn prune(dir: &Path, now: SystemTime, retention: Duration) {
     let Some(cutoff) = now.checked_sub(retention) else { return };
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     for entry in entries.filter_map(Result::ok) {
         let path = entry.path();
         let idle = entry.metadata().and_then(|m| m.modified()).is_ok_and(|modified| modified < cutoff);
-        if idle && path.extension().is_some_and(|e| e == "json") {
+        if idle && path.extension().is_some_and(|e| e == "json" || e == "tmp") {
             let _ = std::fs::remove_file(path);
         }
     }
@@ -108,12 +109,14 @@ mod tests {
             std::fs::File::options().write(true).open(&path).unwrap().set_modified(now - age).unwrap();
         };
         touch("idle.json", 8 * day);
+        touch("idle.json.4242.tmp", 8 * day);
+        touch("recent.json.4243.tmp", 1 * day);
         touch("recent.json", 6 * day);
         touch("idle-but-not-a-session.txt", 30 * day);
         prune(dir.path(), now, 7 * day);
         let mut left: Vec<String> =
             std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into()).collect();
         left.sort();
-        assert_eq!(left, ["idle-but-not-a-session.txt", "recent.json"]);
+        assert_eq!(left, ["idle-but-not-a-session.txt", "recent.json", "recent.json.4243.tmp"]);
     }
 }
