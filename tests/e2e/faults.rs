@@ -170,7 +170,8 @@ fn until_write_lock_held(env: &Env, limit: Duration) -> bool {
 #[test]
 fn a_language_server_killed_mid_checkin_applies_all_or_nothing() {
     // Each round kills the server the moment its check-in holds the write
-    // lock (nothing else writes: the notes are embedded, no mirror is on).
+    // lock (nothing else in the server writes here: no model to catch up,
+    // no mirror, no anchors).
     // A kill that lands after the commit leaves all 300 edits, and another
     // round runs on a fresh store; one must land inside the transaction.
     for round in 1..=3 {

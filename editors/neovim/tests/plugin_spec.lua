@@ -84,6 +84,8 @@ check('a Revoke code action is offered', revoke ~= nil, actions)
 local asked
 vim.ui.input = function(opts, on_confirm) asked = opts.prompt; on_confirm(nil) end
 client:exec_cmd(revoke.command, { bufnr = mirror })
+-- Give a request that should not have been sent the time to land.
+vim.wait(500, function() return json({ 'show', lock }).state ~= 'active' end, 50)
 check('the code action asks why, and a dismissed prompt does nothing',
   asked == ('Revoke #%d, because: '):format(lock) and json({ 'show', lock }).state == 'active', asked)
 vim.ui.input = function(_, on_confirm) on_confirm('wrong lock order') end

@@ -19,6 +19,24 @@ const SOURCE_LANGUAGES = [
 
 let client: LanguageClient | undefined;
 
+/// The arguments of a server command once the person gave what it needs (a
+/// reason, a confirmation); undefined when they declined.
+async function completeArguments(command: string, args: any[]): Promise<any[] | undefined> {
+  if ((command === 'mnemo.revoke' || command === 'mnemo.flagStale') && args.length < 2) {
+    const reason = await askReason(command, Number(args[0]));
+    return reason ? [args[0], reason] : undefined;
+  }
+  if (command === 'mnemo.forget' && args.length < 2) {
+    const sure = await vscode.window.showWarningMessage(
+      `Forget #${args[0]} and its whole history for good?`,
+      { modal: true },
+      'Forget',
+    );
+    return sure === 'Forget' ? [args[0], 'confirm'] : undefined;
+  }
+  return args;
+}
+
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const server = await findServer(context);
   if (!server) {
@@ -46,19 +64,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     middleware: {
       // Commands that need a reason or a confirmation ask the person first.
       executeCommand: async (command, args, next) => {
-        if ((command === 'mnemo.revoke' || command === 'mnemo.flagStale') && args.length < 2) {
-          const reason = await askReason(command, Number(args[0]));
-          return reason ? next(command, [args[0], reason]) : undefined;
+        const completed = await completeArguments(command, args);
+        if (!completed) {
+          return undefined; // the person declined
         }
-        if (command === 'mnemo.forget' && args.length < 2) {
-          const sure = await vscode.window.showWarningMessage(
-            `Forget #${args[0]} and its whole history for good?`,
-            { modal: true },
-            'Forget',
-          );
-          return sure === 'Forget' ? next(command, [args[0], 'confirm']) : undefined;
-        }
-        const result = await next(command, args);
+        const result = await next(command, completed);
         status.refresh();
         return result;
       },

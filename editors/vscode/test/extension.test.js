@@ -40,7 +40,9 @@ async function screenshot(name) {
 /// Have the browser type `text` into the open input box and press `key`.
 async function answerInputBox(name, text, key = 'Enter') {
   const at = (suffix) => path.join(artifacts, `${name}${suffix}`);
-  fs.writeFileSync(at('.answer'), JSON.stringify({ text, key }));
+  // Written whole, then renamed: the runner never reads half a request.
+  fs.writeFileSync(at('.answer.part'), JSON.stringify({ text, key }));
+  fs.renameSync(at('.answer.part'), at('.answer'));
   await until(`the ${name} input box answered`, () => {
     if (fs.existsSync(at('.unanswered'))) throw new Error(fs.readFileSync(at('.unanswered'), 'utf8'));
     return fs.existsSync(at('.answered'));

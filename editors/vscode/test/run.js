@@ -123,9 +123,9 @@ async function ready() {
       console.log(`screenshot: target/vscode-test-artifacts/${name}.png`);
       return;
     }
-    const answer = JSON.parse(fs.readFileSync(at('.answer'), 'utf8'));
-    fs.rmSync(at('.answer'));
     try {
+      const answer = JSON.parse(fs.readFileSync(at('.answer'), 'utf8'));
+      fs.rmSync(at('.answer'));
       const input = page.locator('.quick-input-widget .quick-input-box input');
       await input.waitFor({ state: 'visible', timeout: 20000 });
       await input.fill(answer.text);

@@ -29,7 +29,7 @@ function M.settings()
   return { storePath = o.store_path, modelDir = o.model_dir, debounceMs = o.debounce_ms }
 end
 
---- What marks a workspace root, nearest first. `root_dir` below decides
+--- What marks a workspace root (`vim.fs.root` markers). `root_dir` below decides
 --- which buffers attach, so lsp/mnemo.lua sets no `root_markers`.
 M.markers = { '.mnemo', 'MEMORY.md', '.git' }
 local markers = M.markers
