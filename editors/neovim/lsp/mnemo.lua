@@ -1,8 +1,11 @@
 -- mnemo's language server, for `vim.lsp.enable('mnemo')` (Neovim 0.11+).
--- Attaches to memory buffers (MEMORY.md, memory://…) and to the source files
--- of a workspace that has a memory (a `.mnemo/` folder or a MEMORY.md), never
--- to unrelated markdown. Options come from `vim.g.mnemo` (see :help mnemo).
+-- Attaches to memory buffers (memory://…, the mirror, checkout files) and to
+-- the source files of a workspace that has a memory (a `.mnemo/` folder or a
+-- MEMORY.md), never to unrelated markdown. Options come from `vim.g.mnemo`
+-- (see :help mnemo), read when a server starts.
 local mnemo = require('mnemo')
+local memory = require('mnemo.memory')
+require('mnemo.actions')
 
 return {
   cmd = function(dispatchers)
@@ -10,8 +13,12 @@ return {
   end,
   root_dir = mnemo.root_dir,
   init_options = mnemo.settings(),
+  before_init = function(params)
+    -- vim.g.mnemo as it is now, always a JSON object.
+    params.initializationOptions = mnemo.settings()
+  end,
   handlers = {
-    ['memory/didChange'] = mnemo.on_memory_did_change,
+    ['memory/didChange'] = memory.on_did_change,
     ['window/logMessage'] = mnemo.on_log_message,
   },
 }

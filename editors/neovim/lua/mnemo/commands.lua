@@ -1,5 +1,5 @@
---- `:Mnemo <sub>`: edit, mirror, recall, remember, revoke, stale, reinstate,
---- promote, history, check.
+--- `:Mnemo <sub>`: edit, discard, mirror, recall, remember, revoke, stale,
+--- reinstate, promote, history, check.
 local mnemo = require('mnemo')
 
 local M = {}
@@ -16,7 +16,7 @@ local function notify_result(ok, result)
   if not ok then
     return vim.notify(tostring(result), vim.log.levels.ERROR)
   end
-  vim.notify(('mnemo: #%s is %s'):format(result.id, result.state or 'done'))
+  mnemo.confirm(result)
 end
 
 --- Ask why, then run a server command that needs a reason.
@@ -40,8 +40,19 @@ M.subcommands = {
   edit = function()
     vim.cmd.edit(vim.fn.fnameescape('memory://' .. mnemo.workspace() .. '/MEMORY.md'))
   end,
+  discard = function()
+    require('mnemo.memory').discard(vim.api.nvim_get_current_buf())
+  end,
   mirror = function()
-    vim.cmd.edit(vim.fn.fnameescape(mnemo.workspace() .. '/MEMORY.md'))
+    -- Where the workspace config puts it ([memory_export] path), as the server reads it.
+    local mirror = mnemo.mirror(mnemo.workspace())
+    if not mirror.path then
+      error('mnemo: this workspace has no mirror file (its [memory_export] path is outside it?)')
+    end
+    if not mirror.enabled and not vim.uv.fs_stat(mirror.path) then
+      error(('mnemo: no mirror at %s yet; `mnemo export --enable` writes it and keeps it current'):format(mirror.path))
+    end
+    vim.cmd.edit(vim.fn.fnameescape(mirror.path))
   end,
   recall = function(args)
     local query = table.concat(args, ' ')

@@ -1,11 +1,13 @@
 --- mnemo for Neovim: the memory of AI coding agents as an editable buffer.
---- A thin client of `mnemo lsp`: `memory://` buffers are fetched with
---- `memory/checkout` and saved with `memory/checkin`; everything else is the
---- language server's (hover, diagnostics, code actions, symbols).
+--- This module is the plugin's core: options (`vim.g.mnemo`), the server
+--- settings, which buffers attach (`root_dir`), the workspace commands act on,
+--- and the mnemo client and its requests. The memory buffer is
+--- `mnemo.memory`, code-action commands `mnemo.actions`, code lens and inlay
+--- hints `mnemo.display`, `:Mnemo` `mnemo.commands`.
 local M = {}
 
 --- Options from `vim.g.mnemo` (all optional): `binary`, `store_path`,
---- `model_dir`, `debounce_ms`.
+--- `model_dir`, `debounce_ms`, `code_lens`, `inlay_hints`.
 function M.options()
   return vim.g.mnemo or {}
 end
@@ -23,14 +25,22 @@ function M.run_cli(args)
   return vim.system(argv, { cwd = M.workspace(), env = env, text = true }):wait()
 end
 
---- The server settings (initializationOptions) from `vim.g.mnemo`.
+--- The server settings (initializationOptions) from `vim.g.mnemo`: always a
+--- JSON object, `{}` when nothing is set (an empty Lua table would be sent
+--- as the array `[]`).
 function M.settings()
   local o = M.options()
-  return { storePath = o.store_path, modelDir = o.model_dir, debounceMs = o.debounce_ms }
+  local settings = vim.empty_dict()
+  settings.storePath = o.store_path
+  settings.modelDir = o.model_dir
+  settings.debounceMs = o.debounce_ms
+  return settings
 end
 
---- What marks a workspace root (`vim.fs.root` markers). `root_dir` below decides
---- which buffers attach, so lsp/mnemo.lua sets no `root_markers`.
+--- What marks a workspace root (`vim.fs.root` markers, searched in this
+--- order: `.mnemo` first, so a mirror kept in a subfolder such as
+--- docs/MEMORY.md belongs to the workspace that configures it). `root_dir`
+--- below decides which buffers attach, so lsp/mnemo.lua sets no `root_markers`.
 M.markers = { '.mnemo', 'MEMORY.md', '.git' }
 local markers = M.markers
 
@@ -51,7 +61,24 @@ function M.workspace()
   return root or vim.fs.root(vim.fn.getcwd(), markers) or vim.fn.getcwd()
 end
 
---- `root_dir` for vim.lsp.config: memory buffers always; source files of a
+--- The first line of a buffer (or of its file when the buffer is not loaded).
+local function first_line(bufnr)
+  if vim.api.nvim_buf_is_loaded(bufnr) then
+    return vim.api.nvim_buf_get_lines(bufnr, 0, 1, false)[1] or ''
+  end
+  local ok, lines = pcall(vim.fn.readfile, vim.api.nvim_buf_get_name(bufnr), '', 1)
+  return ok and lines[1] or ''
+end
+
+--- Whether a buffer holds a mnemo document on disk: a mirror (whatever its
+--- configured name) or a checkout kept in a file (`mnemo checkout --out F`).
+function M.is_memory_file(bufnr)
+  return first_line(bufnr):match('^<!%-%- mnemo mirror') ~= nil
+    or first_line(bufnr):match('^<!%-%- mnemo checkout') ~= nil
+end
+
+--- `root_dir` for vim.lsp.config: memory buffers always; a mirror or a
+--- checkout file (by its header line, or named MEMORY.md); source files of a
 --- workspace with a memory; unrelated markdown never.
 function M.root_dir(bufnr, on_dir)
   local name = vim.api.nvim_buf_get_name(bufnr)
@@ -63,6 +90,9 @@ function M.root_dir(bufnr, on_dir)
     return
   end
   local root = vim.fs.root(bufnr, markers)
+  if M.is_memory_file(bufnr) then
+    return on_dir(root or vim.fs.dirname(name))
+  end
   if not root then
     return
   end
@@ -96,7 +126,8 @@ function M.client(root)
   return client
 end
 
-local function request(client, method, params, bufnr)
+--- A request to the server, waited for; its result, or an error saying why.
+function M.request(client, method, params, bufnr)
   local response, err = client:request_sync(method, params, 30000, bufnr)
   if not response then
     error('mnemo: ' .. method .. ' got no answer: ' .. tostring(err))
@@ -107,61 +138,18 @@ local function request(client, method, params, bufnr)
   return response.result
 end
 
-local function set_text(bufnr, text)
-  local lines = vim.split(text, '\n', { plain = true })
-  if lines[#lines] == '' then
-    table.remove(lines)
-  end
-  vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, lines)
-  vim.bo[bufnr].modified = false
+--- Run a server command with the arguments given; the result or an error.
+function M.execute(command, arguments)
+  local client = M.client(M.workspace())
+  return M.request(client, 'workspace/executeCommand', { command = command, arguments = arguments })
 end
 
---- BufReadCmd of `memory://…`: fetch a checkout.
-function M.read(bufnr)
-  local name = vim.api.nvim_buf_get_name(bufnr)
-  local root = M.memory_root(name)
-  if not root then
-    return vim.notify('mnemo: a memory buffer is named memory://<workspace>/MEMORY.md', vim.log.levels.ERROR)
-  end
+--- The workspace's mirror file as the server reads its config
+--- (`[memory_export] path`): `{ path = string|nil, enabled = boolean }`.
+function M.mirror(root)
   local client = M.client(root)
-  local result = request(client, 'memory/checkout', { workspace = root }, bufnr)
-  vim.bo[bufnr].buftype = 'acwrite'
-  vim.bo[bufnr].swapfile = false
-  set_text(bufnr, result.text)
-  vim.b[bufnr].mnemo_epoch = result.epoch
-  vim.bo[bufnr].filetype = 'markdown'
-  vim.lsp.buf_attach_client(bufnr, client.id)
-end
-
---- BufWriteCmd of `memory://…`: check in; the buffer becomes the new render,
---- with everything that was not applied kept as typed.
-function M.write(bufnr)
-  local name = vim.api.nvim_buf_get_name(bufnr)
-  local client = M.client(M.memory_root(name))
-  local text = table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), '\n') .. '\n'
-  local ok, result = pcall(request, client, 'memory/checkin', { uri = name, text = text }, bufnr)
-  if not ok then
-    return vim.notify(result .. '; nothing was checked in, your text is unchanged', vim.log.levels.ERROR)
-  end
-  if result.text then
-    set_text(bufnr, result.text)
-    vim.b[bufnr].mnemo_epoch = result.epoch
-  end
-  local said = #result.applied > 0 and table.concat(result.applied, '; ') or 'nothing to check in'
-  local left = #result.diagnostics
-  if left > 0 then
-    said = said .. ('; %d left to resolve (conflicts and errors are marked; see code actions)'):format(left)
-  end
-  vim.notify('mnemo: ' .. said, left > 0 and vim.log.levels.WARN or vim.log.levels.INFO)
-end
-
---- `memory/didChange`: a clean memory buffer takes the new render.
-function M.on_memory_did_change(_, params)
-  local bufnr = vim.fn.bufnr(params.uri)
-  if bufnr ~= -1 and vim.api.nvim_buf_is_loaded(bufnr) and not vim.bo[bufnr].modified then
-    set_text(bufnr, params.text)
-    vim.b[bufnr].mnemo_epoch = params.epoch
-  end
+  local result = M.request(client, 'memory/mirror', { workspace = root })
+  return { path = result.path ~= vim.NIL and result.path or nil, enabled = result.enabled == true }
 end
 
 --- The last recall summary the server logged (what was hidden).
@@ -186,12 +174,6 @@ function M.id_under_cursor()
   return tonumber(line:match('^%- %[#(%d+)%]'))
 end
 
---- Run a server command with the arguments given; the result or an error.
-function M.execute(command, arguments)
-  local client = M.client(M.workspace())
-  return request(client, 'workspace/executeCommand', { command = command, arguments = arguments })
-end
-
 --- What each server command that needs a reason asks.
 local reason_prompts = {
   ['mnemo.revoke'] = 'Revoke #%d, because: ',
@@ -209,40 +191,9 @@ function M.ask_reason(command, id, on_reason)
   end)
 end
 
---- A code action's command that needs a reason: asked for unless the action carries one.
-local function with_reason(command)
-  return function(cmd, ctx)
-    local id = cmd.arguments[1]
-    local client = vim.lsp.get_client_by_id(ctx.client_id)
-    local function run(reason)
-      client:request('workspace/executeCommand', { command = command, arguments = { id, reason } }, function(err)
-        if err then
-          vim.notify('mnemo: ' .. err.message, vim.log.levels.ERROR)
-        end
-      end)
-    end
-    if cmd.arguments[2] then
-      return run(cmd.arguments[2])
-    end
-    M.ask_reason(command, id, run)
-  end
-end
-
-vim.lsp.commands['mnemo.revoke'] = with_reason('mnemo.revoke')
-vim.lsp.commands['mnemo.flagStale'] = with_reason('mnemo.flagStale')
-vim.lsp.commands['mnemo.forget'] = function(cmd, ctx)
-  local id = cmd.arguments[1]
-  vim.ui.input({ prompt = ('Forget #%d and its history for good? Type "confirm": '):format(id) }, function(answer)
-    if answer == 'confirm' then
-      local client = vim.lsp.get_client_by_id(ctx.client_id)
-      client:request('workspace/executeCommand', { command = 'mnemo.forget', arguments = { id, 'confirm' } })
-    end
-  end)
-end
-vim.lsp.commands['mnemo.showHistory'] = function(cmd, ctx)
-  local client = vim.lsp.get_client_by_id(ctx.client_id)
-  local result = request(client, 'workspace/executeCommand', cmd)
-  vim.lsp.util.open_floating_preview(vim.split(result.markdown, '\n'), 'markdown', { border = 'rounded' })
+--- The confirmation of a note command's result (`{ id, state }`).
+function M.confirm(result)
+  vim.notify(('mnemo: #%s is %s'):format(result.id, result.state or 'done'))
 end
 
 return M

@@ -1,0 +1,134 @@
+--- The memory buffer, `memory://<workspace>/MEMORY.md`: read is a
+--- `memory/checkout`, :w a `memory/checkin`, `memory/didChange` refreshes a
+--- buffer that holds nothing unsaved, and a discard is a fresh checkout.
+--- What a check-in did not apply (conflicts, malformed entries) stays in the
+--- buffer as typed, and the buffer stays modified until it is applied or
+--- discarded on purpose, so nothing typed is lost to a refresh or a :q.
+local mnemo = require('mnemo')
+
+local M = {}
+
+local function set_text(bufnr, text)
+  local lines = vim.split(text, '\n', { plain = true })
+  if lines[#lines] == '' then
+    table.remove(lines)
+  end
+  vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, lines)
+end
+
+local function buffer_text(bufnr)
+  return table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), '\n') .. '\n'
+end
+
+--- The loaded memory buffer of a `memory:` URI (any spelling: memory:/p,
+--- memory:///p), or nil.
+function M.buffer(uri)
+  local path = uri:match('^memory:/*(/.*)$')
+  if not path then
+    return nil
+  end
+  local name = 'memory://' .. vim.uri_decode(path)
+  for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(bufnr) and vim.api.nvim_buf_get_name(bufnr) == name then
+      return bufnr
+    end
+  end
+end
+
+--- BufReadCmd of `memory://…` (and :e!, :Mnemo discard): a fresh checkout
+--- replaces the buffer; whatever was unsaved is dropped.
+function M.read(bufnr)
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  local root = mnemo.memory_root(name)
+  if not root then
+    return vim.notify('mnemo: a memory buffer is named memory://<workspace>/MEMORY.md', vim.log.levels.ERROR)
+  end
+  local client = mnemo.client(root)
+  local result = mnemo.request(client, 'memory/checkout', { workspace = root }, bufnr)
+  vim.bo[bufnr].buftype = 'acwrite'
+  vim.bo[bufnr].swapfile = false
+  set_text(bufnr, result.text)
+  vim.bo[bufnr].modified = false
+  vim.b[bufnr].mnemo_epoch = result.epoch
+  vim.b[bufnr].mnemo_unapplied = 0
+  vim.bo[bufnr].filetype = 'markdown'
+  vim.lsp.buf_attach_client(bufnr, client.id)
+end
+
+--- How many entries a check-in result left unapplied: `unapplied`, or for a
+--- server that does not send it, the error diagnostics (conflicts, refusals).
+local function unapplied_of(result)
+  if type(result.unapplied) == 'number' then
+    return result.unapplied
+  end
+  local errors = 0
+  for _, d in ipairs(result.diagnostics or {}) do
+    if d.severity == vim.lsp.protocol.DiagnosticSeverity.Error then
+      errors = errors + 1
+    end
+  end
+  return errors
+end
+
+--- Put a check-in result into the buffer: the new render with what was not
+--- applied carried over as typed. The buffer stays modified while anything
+--- is unapplied (`b:mnemo_unapplied`), so :q warns and refreshes leave it be.
+local function take(bufnr, result)
+  local unapplied = unapplied_of(result)
+  if type(result.text) == 'string' then
+    set_text(bufnr, result.text)
+    vim.b[bufnr].mnemo_epoch = result.epoch
+  elseif unapplied == 0 then
+    -- No new text (the header could not be read): the buffer stays as typed.
+    unapplied = math.max(1, #(result.diagnostics or {}))
+  end
+  vim.b[bufnr].mnemo_unapplied = unapplied
+  vim.bo[bufnr].modified = unapplied > 0
+  return unapplied
+end
+
+--- Check the buffer in (:w, and the Keep mine / Take theirs code actions
+--- with `resolutions` = `{ keepMine = {id}, takeTheirs = {id} }`).
+function M.write(bufnr, resolutions)
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  local ok, result = pcall(function()
+    local client = mnemo.client(mnemo.memory_root(name))
+    local params = vim.tbl_extend('force', { uri = name, text = buffer_text(bufnr) }, resolutions or {})
+    return mnemo.request(client, 'memory/checkin', params, bufnr)
+  end)
+  if not ok then
+    return vim.notify(tostring(result) .. '; nothing was checked in, your text is unchanged', vim.log.levels.ERROR)
+  end
+  local unapplied = take(bufnr, result)
+  local said = #result.applied > 0 and table.concat(result.applied, '; ') or 'nothing to check in'
+  if unapplied > 0 then
+    said = said
+      .. ('; %d not applied, kept in the buffer as typed and marked (the buffer stays modified: '
+        .. 'resolve with the code actions and :w again, or :Mnemo discard)'):format(unapplied)
+  end
+  vim.notify('mnemo: ' .. said, unapplied > 0 and vim.log.levels.WARN or vim.log.levels.INFO)
+  require('mnemo.display').refresh(bufnr)
+end
+
+--- `:Mnemo discard`: drop what the buffer holds unsaved and take a fresh checkout.
+function M.discard(bufnr)
+  if not mnemo.memory_root(vim.api.nvim_buf_get_name(bufnr)) then
+    error('mnemo: :Mnemo discard works on a memory buffer (:Mnemo edit)')
+  end
+  M.read(bufnr)
+  vim.notify('mnemo: discarded; the buffer is a fresh checkout')
+end
+
+--- `memory/didChange`: a memory buffer that holds nothing unsaved and
+--- nothing unapplied takes the new render; any other is left alone.
+function M.on_did_change(_, params)
+  local bufnr = M.buffer(params.uri)
+  if not bufnr or vim.bo[bufnr].modified or (vim.b[bufnr].mnemo_unapplied or 0) > 0 then
+    return
+  end
+  set_text(bufnr, params.text)
+  vim.bo[bufnr].modified = false
+  vim.b[bufnr].mnemo_epoch = params.epoch
+end
+
+return M
