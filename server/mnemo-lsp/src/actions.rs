@@ -47,11 +47,27 @@ pub enum CommandRequest {
     OpenNote { id: NoteId },
 }
 
+/// What a code action is, for the editor's menus: a quick fix answers a
+/// diagnostic (a conflict, a drifted anchor) and earns a light bulb; acting
+/// on a note is a refactoring, offered in the refactor menu only.
+pub(crate) fn note_action_kind() -> CodeActionKind {
+    CodeActionKind::new("refactor.mnemo")
+}
+
 /// A quick fix that runs `command` with `arguments`.
 pub(crate) fn action(title: String, command: &str, arguments: Vec<Value>) -> CodeActionOrCommand {
+    kinded(CodeActionKind::QUICKFIX, title, command, arguments)
+}
+
+/// An action on a note (not a fix of a diagnostic) that runs `command`.
+pub(crate) fn note_action(title: String, command: &str, arguments: Vec<Value>) -> CodeActionOrCommand {
+    kinded(note_action_kind(), title, command, arguments)
+}
+
+fn kinded(kind: CodeActionKind, title: String, command: &str, arguments: Vec<Value>) -> CodeActionOrCommand {
     CodeActionOrCommand::CodeAction(CodeAction {
         title: title.clone(),
-        kind: Some(CodeActionKind::QUICKFIX),
+        kind: Some(kind),
         command: Some(Command { title, command: command.into(), arguments: Some(arguments) }),
         ..CodeAction::default()
     })
@@ -60,7 +76,7 @@ pub(crate) fn action(title: String, command: &str, arguments: Vec<Value>) -> Cod
 /// The actions an entry offers in its current state.
 pub fn actions_for(entry: &Entry) -> Vec<CodeActionOrCommand> {
     let Some(id) = entry.id else { return Vec::new() };
-    let on = |title: String, command: &str| action(title, command, vec![Value::from(id)]);
+    let on = |title: String, command: &str| note_action(title, command, vec![Value::from(id)]);
     let mut actions = match &entry.marker {
         None => vec![
             on(format!("Revoke #{id}…"), "mnemo.revoke"),

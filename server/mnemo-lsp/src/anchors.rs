@@ -4,6 +4,7 @@
 //! lines of a source file, code lens "N notes" on anchored ranges, and the
 //! anchors under the cursor (for hover and code actions).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -16,7 +17,7 @@ use tower_lsp_server::ls_types::{
     Position, Range, Uri,
 };
 
-use crate::actions::action;
+use crate::actions::{action, note_action};
 use crate::to_proto::Lines;
 
 /// The latest drift check of the workspace.
@@ -24,19 +25,60 @@ use crate::to_proto::Lines;
 pub struct DriftState {
     pub root: Option<PathBuf>,
     pub checks: Vec<AnchorCheck>,
+    /// Where each anchor's text (note, anchor position) was last seen by a
+    /// check in this session: its own lines, or the lines it had moved to.
+    /// After a move and then an edit no hash finds the text any more; these
+    /// are its lines then, not the old ones (which now hold other code).
+    pub last_seen: HashMap<(NoteId, usize), (u32, u32)>,
+}
+
+impl DriftState {
+    /// The state after a new check: what was last seen is kept and updated.
+    pub fn after(previous: &DriftState, root: PathBuf, checks: Vec<AnchorCheck>) -> DriftState {
+        let mut last_seen = previous.last_seen.clone();
+        for check in &checks {
+            let key = (check.note, check.position);
+            match check.drift {
+                Drift::Fresh => {
+                    last_seen.insert(key, (check.anchor.start_line, check.anchor.end_line));
+                }
+                Drift::Moved { start_line, end_line } => {
+                    last_seen.insert(key, (start_line, end_line));
+                }
+                Drift::Missing => {
+                    last_seen.remove(&key);
+                }
+                Drift::Drifted { .. } | Drift::Unchecked(_) => {}
+            }
+        }
+        last_seen.retain(|(note, position), _| checks.iter().any(|c| c.note == *note && c.position == *position));
+        DriftState { root: Some(root), checks, last_seen }
+    }
+
+    /// The lines (1-based, inclusive) an anchor's text is at now, as far as
+    /// this session has seen.
+    pub fn current_lines(&self, check: &AnchorCheck) -> (u32, u32) {
+        match check.drift {
+            Drift::Moved { start_line, end_line } => (start_line, end_line),
+            Drift::Drifted { .. } => self
+                .last_seen
+                .get(&(check.note, check.position))
+                .copied()
+                .unwrap_or((check.anchor.start_line, check.anchor.end_line)),
+            _ => (check.anchor.start_line, check.anchor.end_line),
+        }
+    }
+}
+
+/// Whether an anchor has no hash (imported without its file): it is shown
+/// where it points and can be pinned, but cannot drift.
+fn unhashed(check: &AnchorCheck) -> bool {
+    check.anchor.content_sha256.is_none()
 }
 
 pub type DriftSnapshot = Arc<Mutex<DriftState>>;
 
 const SOURCE: &str = "mnemo";
-
-/// The lines (1-based, inclusive) an anchor's text is at now.
-fn current_lines(check: &AnchorCheck) -> (u32, u32) {
-    match check.drift {
-        Drift::Moved { start_line, end_line } => (start_line, end_line),
-        _ => (check.anchor.start_line, check.anchor.end_line),
-    }
-}
 
 fn lines_range(start: u32, end: u32) -> Range {
     Range::new(Position::new(start.saturating_sub(1), 0), Position::new(end.saturating_sub(1), u32::MAX))
@@ -87,7 +129,7 @@ pub fn memory_diagnostics(lines: &Lines, parsed: &ParsedCheckout, state: &DriftS
                 Drift::Fresh | Drift::Unchecked(_) => continue,
             };
             let related = state.root.as_ref().and_then(|root| Uri::from_file_path(root.join(&a.path))).map(|uri| {
-                let (start, end) = current_lines(check);
+                let (start, end) = state.current_lines(check);
                 vec![DiagnosticRelatedInformation {
                     location: Location { uri, range: lines_range(start, end) },
                     message: format!("the lines #{id} is anchored to"),
@@ -123,7 +165,7 @@ pub fn source_diagnostics(relative: &str, state: &DriftState) -> Vec<Diagnostic>
                 ),
                 _ => return None,
             };
-            let (start, end) = current_lines(check);
+            let (start, end) = state.current_lines(check);
             Some(Diagnostic {
                 range: lines_range(start, end),
                 severity: Some(DiagnosticSeverity::INFORMATION),
@@ -140,9 +182,9 @@ pub fn anchors_at(relative: &str, line: u32, state: &DriftState) -> Vec<AnchorCh
     state
         .checks
         .iter()
-        .filter(|c| c.anchor.path == relative && !matches!(c.drift, Drift::Missing | Drift::Unchecked(_)))
+        .filter(|c| c.anchor.path == relative && shown_in_source(c))
         .filter(|c| {
-            let (start, end) = current_lines(c);
+            let (start, end) = state.current_lines(c);
             start.saturating_sub(1) <= line && line < end
         })
         .cloned()
@@ -153,10 +195,10 @@ pub fn anchors_at(relative: &str, line: u32, state: &DriftState) -> Vec<AnchorCh
 pub fn code_lenses(relative: &str, state: &DriftState) -> Vec<CodeLens> {
     let mut ranges: Vec<((u32, u32), Vec<NoteId>)> = Vec::new();
     for check in state.checks.iter().filter(|c| c.anchor.path == relative) {
-        if matches!(check.drift, Drift::Missing | Drift::Unchecked(_)) {
+        if !shown_in_source(check) {
             continue;
         }
-        let lines = current_lines(check);
+        let lines = state.current_lines(check);
         match ranges.iter_mut().find(|(l, _)| *l == lines) {
             Some((_, ids)) if !ids.contains(&check.note) => ids.push(check.note),
             Some(_) => {}
@@ -186,24 +228,39 @@ pub fn code_lenses(relative: &str, state: &DriftState) -> Vec<CodeLens> {
         .collect()
 }
 
+/// Whether an anchor is shown on its source lines (lens, hover, actions):
+/// any anchor whose lines can be read, hashed or not.
+fn shown_in_source(check: &AnchorCheck) -> bool {
+    match check.drift {
+        Drift::Missing => false,
+        Drift::Unchecked(_) => unhashed(check),
+        _ => true,
+    }
+}
+
 /// Actions on the anchored lines under the cursor.
-pub fn source_actions(anchors: &[AnchorCheck]) -> Vec<CodeActionOrCommand> {
+pub fn source_actions(anchors: &[AnchorCheck], state: &DriftState) -> Vec<CodeActionOrCommand> {
     let mut out = Vec::new();
     for check in anchors {
         let id = check.note;
-        if matches!(check.drift, Drift::Drifted { .. } | Drift::Moved { .. }) {
-            let (start, end) = current_lines(check);
-            out.push(action(
-                format!("Re-anchor #{id} to the current text (lines {start}-{end})"),
+        let (start, end) = state.current_lines(check);
+        let reanchor = |title: String| {
+            action(
+                title,
                 "mnemo.reanchor",
                 vec![Value::from(id), Value::from(check.position), Value::from(start), Value::from(end)],
-            ));
+            )
+        };
+        if matches!(check.drift, Drift::Drifted { .. } | Drift::Moved { .. }) {
+            out.push(reanchor(format!("Re-anchor #{id} to the current text (lines {start}-{end})")));
+        } else if unhashed(check) {
+            out.push(reanchor(format!("Pin #{id} to the text of lines {start}-{end} (it has no hash yet)")));
         }
-        out.push(action(format!("Open note #{id}"), "mnemo.openNote", vec![Value::from(id)]));
+        out.push(note_action(format!("Open note #{id}"), "mnemo.openNote", vec![Value::from(id)]));
         if check.status == mnemo_core::Status::Active {
-            out.push(action(format!("Flag #{id} stale…"), "mnemo.flagStale", vec![Value::from(id)]));
+            out.push(note_action(format!("Flag #{id} stale…"), "mnemo.flagStale", vec![Value::from(id)]));
         }
-        out.push(action(format!("Revoke #{id}…"), "mnemo.revoke", vec![Value::from(id)]));
+        out.push(note_action(format!("Revoke #{id}…"), "mnemo.revoke", vec![Value::from(id)]));
     }
     out
 }

@@ -5,7 +5,11 @@
 //! result, by `memory/didChange` for a `memory:` document, or by rewriting
 //! the file.
 
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
 use mnemo_core::checkin::Resolutions;
+use mnemo_core::memory_md::{MIRROR_HEADER, parse_checkout};
 use mnemo_store::checkout::CheckinOutcome;
 use mnemo_store::mirror::write_atomically;
 use serde_json::Value;
@@ -15,9 +19,23 @@ use tower_lsp_server::ls_types::{DidSaveTextDocumentParams, MessageType, Uri};
 use crate::diagnostics::checkout_problem;
 use crate::documents::DocumentKind;
 use crate::ext::{CheckinParams, CheckinResult, ConflictInfo};
-use crate::refresh::{MemoryDidChange, MemoryDidChangeParams};
+use crate::refresh::{HandedOut, MemoryDidChange, MemoryDidChangeParams};
 use crate::server::{Backend, internal, invalid, refresh_mirror};
 use crate::to_proto::Lines;
+use crate::uris;
+
+/// How a checkout's line 1 starts (FORMAT.md); a saved file without it is no checkout.
+const CHECKOUT_HEADER_START: &str = "<!-- mnemo checkout";
+
+/// Whether two paths name the same file (the same path, or the same inode).
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a == b
+        || match (std::fs::metadata(a), std::fs::metadata(b)) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        }
+}
 
 impl Backend {
     /// `memory/checkin`.
@@ -42,10 +60,9 @@ impl Backend {
         }
         let outcome = self.check_in(text.clone(), resolutions).await?;
         if let Some(document) = &outcome.document {
-            self.checkouts
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .insert(params.uri, (document.epoch, document.text.clone()));
+            let handed =
+                HandedOut { epoch: document.epoch, text: document.text.clone(), pristine: document.unapplied == 0 };
+            self.checkouts.lock().unwrap_or_else(|e| e.into_inner()).insert(uris::canonical_str(&params.uri), handed);
         }
         Ok(result_of(&outcome, &text))
     }
@@ -83,26 +100,41 @@ impl Backend {
         let uri = params.uri.clone();
         let result = self.checkin(params).await?;
         if let (Some(text), Some(epoch)) = (&result.text, result.epoch) {
-            if uri.starts_with("memory:") {
-                let params = MemoryDidChangeParams { uri: uri.clone(), text: text.clone(), epoch };
+            if uris::is_memory(&uri) {
+                let params = MemoryDidChangeParams { uri: uris::canonical_str(&uri), text: text.clone(), epoch };
                 self.client.send_notification::<MemoryDidChange>(params).await;
-            } else if let Some(path) = uri.parse::<Uri>().ok().and_then(|u| u.to_file_path().map(|p| p.into_owned())) {
-                write_atomically(&path, text.as_bytes(), 0o644).map_err(internal)?;
+            } else if let Some(path) = uri.parse::<Uri>().ok().as_ref().and_then(uris::file_path) {
+                self.rewrite_checkout_file(&path, text).map_err(internal)?;
             }
         }
         serde_json::to_value(result).map_err(internal)
+    }
+
+    /// Rewrite a checkout kept in a file with its new text, keeping the
+    /// file's mode. Never the mirror: only the mirror writer writes that.
+    fn rewrite_checkout_file(&self, path: &Path, text: &str) -> std::result::Result<(), String> {
+        let is_mirror_path = self.mirror_path().is_some_and(|m| same_file(&m, path));
+        let holds_mirror = std::fs::read(path).is_ok_and(|bytes| bytes.starts_with(MIRROR_HEADER.as_bytes()));
+        if is_mirror_path || holds_mirror {
+            return Err(format!("{} is the read-only mirror; mnemo never rewrites it from an editor", path.display()));
+        }
+        let mode = std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o7777);
+        write_atomically(path, text.as_bytes(), mode).map(|_| ()).map_err(|e| e.to_string())
     }
 
     /// didSave of a checkout kept in a file: check it in and rewrite the file
     /// (`memory:` documents are checked in by their client through `memory/checkin`).
     pub(crate) async fn checkin_saved_file(&self, params: DidSaveTextDocumentParams) {
         let uri = params.text_document.uri;
-        let Some(path) = uri.to_file_path().map(|p| p.into_owned()) else { return };
+        // Only a file is checked in here: a `memory:` document's client checks
+        // it in through `memory/checkin`, once (a second check-in from didSave
+        // would be a double, and its "file" is no file).
+        let Some(path) = uris::file_path(&uri) else { return };
         let Some(doc) = self.document(&uri).await else { return };
-        if doc.kind != DocumentKind::Checkout {
+        let text = params.text.unwrap_or_else(|| doc.text.to_string());
+        if doc.kind != DocumentKind::Checkout || !text.starts_with(CHECKOUT_HEADER_START) {
             return;
         }
-        let text = params.text.unwrap_or_else(|| doc.text.to_string());
         match self.check_in(text.clone(), Resolutions::default()).await {
             Ok(outcome) => {
                 let applied: Vec<String> =
@@ -112,7 +144,7 @@ impl Backend {
                 }
                 let Some(document) = outcome.document else { return };
                 if document.text != text
-                    && let Err(e) = write_atomically(&path, document.text.as_bytes(), 0o644)
+                    && let Err(e) = self.rewrite_checkout_file(&path, &document.text)
                 {
                     let message = format!("checked in, but {} could not be rewritten: {e}", path.display());
                     self.client.show_message(MessageType::WARNING, message).await;
@@ -145,6 +177,7 @@ fn result_of(outcome: &CheckinOutcome, sent: &str) -> CheckinResult {
                 document.diagnostics.iter().map(|d| checkout_problem(&lines, d, &document.conflicts)).collect()
             },
             conflicts: document.conflicts.iter().map(conflict_info).collect(),
+            unapplied: document.unapplied,
         },
         None => {
             let plan = &outcome.plan;
@@ -161,12 +194,15 @@ fn result_of(outcome: &CheckinOutcome, sent: &str) -> CheckinResult {
                 };
                 checkout_problem(&lines, &d, &[])
             }));
+            // The header could not be read: nothing was applied, the sent text stays as it is.
+            let unapplied = parse_checkout(sent).entries.len().max(1);
             CheckinResult {
                 applied,
                 text: None,
                 epoch: None,
                 diagnostics,
                 conflicts: plan.conflicts.iter().map(conflict_info).collect(),
+                unapplied,
             }
         }
     }

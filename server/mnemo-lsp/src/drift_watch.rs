@@ -60,8 +60,10 @@ pub fn spawn(watch: DriftWatch) -> UnboundedSender<()> {
             let dirs: BTreeSet<PathBuf> =
                 files.iter().filter_map(|f| f.parent().map(PathBuf::from)).filter(|d| d.is_dir()).collect();
             *anchored.lock().unwrap_or_else(|e| e.into_inner()) = files;
-            *watch.snapshot.lock().unwrap_or_else(|e| e.into_inner()) =
-                DriftState { root: Some(root), checks: report.anchors };
+            {
+                let mut state = watch.snapshot.lock().unwrap_or_else(|e| e.into_inner());
+                *state = DriftState::after(&state, root, report.anchors);
+            }
             let _ = watch.documents.send(DocumentEvent::Republish);
             if dirs != watched {
                 watcher = watch_dirs(&dirs, anchored.clone(), again.clone());

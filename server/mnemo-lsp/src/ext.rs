@@ -1,7 +1,8 @@
 //! The custom methods (mirrored by the editor clients): `memory/checkout`
 //! returns an editable checkout of the workspace as the text of the virtual
 //! document `memory:///<workspace>/MEMORY.md`, recorded as a check-in base;
-//! `memory/checkin` checks an edited checkout in and returns the new text.
+//! `memory/checkin` checks an edited checkout in and returns the new text;
+//! `memory/mirror` says where the workspace's read-only mirror is.
 
 use serde::{Deserialize, Serialize};
 use tower_lsp_server::ls_types::Diagnostic;
@@ -21,10 +22,23 @@ pub struct CheckoutResult {
 
 /// The virtual document's URI for a workspace path.
 pub fn checkout_uri(workspace: &str) -> String {
-    format!(
-        "memory://{}/MEMORY.md",
-        if workspace.starts_with('/') { workspace.to_string() } else { format!("/{workspace}") }
-    )
+    crate::uris::memory_uri(workspace)
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct MirrorParams {
+    /// A workspace directory; the server's workspace when absent.
+    pub workspace: Option<String>,
+}
+
+/// `memory/mirror`: where the workspace's read-only mirror is (or would be).
+#[derive(Debug, Serialize)]
+pub struct MirrorResult {
+    /// The mirror file as configured (`[memory_export] path`), absolute;
+    /// `None` for a workspace without a directory or a path outside it.
+    pub path: Option<String>,
+    /// Whether writes keep it current (`[memory_export] enabled`).
+    pub enabled: bool,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -55,6 +69,10 @@ pub struct CheckinResult {
     /// What is left, on the lines of `text` (or of the sent text when `text` is `None`).
     pub diagnostics: Vec<Diagnostic>,
     pub conflicts: Vec<ConflictInfo>,
+    /// How many entries (or stray lines) of the sent text were not applied
+    /// and are carried into `text` as typed: while it is not 0 the document
+    /// holds text the store does not, and must not be replaced by a refresh.
+    pub unapplied: usize,
 }
 
 /// A conflict, with both versions as one line each.

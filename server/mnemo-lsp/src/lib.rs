@@ -24,6 +24,7 @@ mod settings;
 mod startup;
 mod symbols;
 mod to_proto;
+mod uris;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

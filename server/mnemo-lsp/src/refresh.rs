@@ -21,8 +21,19 @@ use tower_lsp_server::ls_types::{Diagnostic, DiagnosticSeverity, Position, Range
 use crate::diagnostics::diagnostics;
 use crate::documents::{DocumentEvent, DocumentKind, Previewer, Snapshot};
 
-/// The checkouts handed out: virtual document URI → (epoch, text).
-pub type Checkouts = Arc<Mutex<HashMap<String, (i64, String)>>>;
+/// The checkouts handed out, by canonical document URI (`uris.rs`).
+pub type Checkouts = Arc<Mutex<HashMap<String, HandedOut>>>;
+
+/// The text the server last gave a checkout document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HandedOut {
+    pub epoch: i64,
+    pub text: String,
+    /// Whether `text` is a pure rendering of the store. A check-in's new text
+    /// that carries unapplied entries is not: replacing it with a fresh
+    /// render would drop what the person typed, so a refresh never does.
+    pub pristine: bool,
+}
 
 /// `memory/didChange`: the new render of a clean checkout buffer.
 pub enum MemoryDidChange {}
@@ -99,7 +110,7 @@ impl Refresher {
             let mirrors: Vec<(Uri, String)> = open_mirrors
                 .into_iter()
                 .filter_map(|uri| {
-                    let text = std::fs::read_to_string(uri.to_file_path()?).ok()?;
+                    let text = std::fs::read_to_string(crate::uris::file_path(&uri)?).ok()?;
                     Some((uri, text))
                 })
                 .collect();
@@ -121,15 +132,15 @@ impl Refresher {
         };
         for (uri, doc) in open {
             let handed_out = self.checkouts.lock().unwrap_or_else(|e| e.into_inner()).get(uri.as_str()).cloned();
-            let Some((base_epoch, base_text)) = handed_out else { continue };
+            let Some(HandedOut { epoch: base_epoch, text: base_text, pristine }) = handed_out else { continue };
             if base_epoch == epoch {
                 continue;
             }
-            if doc.text == base_text {
-                self.checkouts
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .insert(uri.as_str().to_string(), (epoch, document.text.clone()));
+            // Only a buffer that holds exactly a pure rendering is replaced:
+            // unsaved edits, autosaved drafts and carried-over unapplied text stay.
+            if pristine && doc.text == base_text {
+                let fresh = HandedOut { epoch, text: document.text.clone(), pristine: true };
+                self.checkouts.lock().unwrap_or_else(|e| e.into_inner()).insert(uri.as_str().to_string(), fresh);
                 let params =
                     MemoryDidChangeParams { uri: uri.as_str().to_string(), text: document.text.clone(), epoch };
                 self.client.send_notification::<MemoryDidChange>(params).await;
@@ -145,7 +156,7 @@ impl Refresher {
                     range: Range::new(Position::new(0, 0), Position::new(0, 0)),
                     severity: Some(DiagnosticSeverity::WARNING),
                     source: Some("mnemo".into()),
-                    message: format!("the store changed since this checkout (epoch {base_epoch} → {epoch}); saving checks in your edits and shows any conflicts"),
+                    message: format!("the store changed since this checkout (epoch {base_epoch} → {epoch}); your text is kept as it is: saving checks in your edits and shows any conflicts"),
                     ..Diagnostic::default()
                 });
                 self.client.publish_diagnostics(uri, found, Some(doc.version)).await;

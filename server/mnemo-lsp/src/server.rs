@@ -18,23 +18,23 @@ use crate::anchors::{DriftSnapshot, anchors_at, code_lenses, relative_path, sour
 use crate::completion::{completion_items, inlay_hints, typing_reference};
 use crate::documents::DocumentKind;
 use crate::documents::{Document, DocumentEvent, Previewer, Snapshot, spawn_owner};
-use crate::ext::{CheckoutParams, CheckoutResult, checkout_uri};
+use crate::ext::{CheckoutParams, CheckoutResult, MirrorParams, MirrorResult, checkout_uri};
 use crate::hover::{markdown, reference_at};
 use crate::outline::{document_links, document_symbols, folding_ranges, parse_document};
-use crate::refresh::{self, Checkouts, Refresher};
+use crate::refresh::{self, Checkouts, HandedOut, Refresher};
 use crate::symbols::{container, entry_lines, entry_location, hidden_summary};
 use crate::to_proto::char_index;
 use crate::{Ranking, ServerConfig};
 use mnemo_core::recall::{Ranked, RankingMode, RecallAnswer, RecallRequest};
 use mnemo_core::{Kind, NoteId, Status};
-use mnemo_store::config::WorkspaceConfig;
-use mnemo_store::mirror::{self, MirrorTarget};
+use mnemo_store::mirror;
 use mnemo_store::recall::DEFAULT_POOL;
 
 pub async fn serve(input: impl AsyncRead + Unpin, output: impl AsyncWrite, config: ServerConfig) {
     let (service, socket) = LspService::build(|client| Backend::new(client, config))
         .custom_method("memory/checkout", Backend::checkout)
         .custom_method("memory/checkin", Backend::checkin)
+        .custom_method("memory/mirror", Backend::mirror)
         .custom_method(crate::frames::MALFORMED, Backend::malformed)
         .finish();
     let input = crate::frames::WellFormed::new(input);
@@ -160,7 +160,7 @@ impl Backend {
         if self.documents.send(DocumentEvent::Barrier(done)).is_ok() {
             let _ = applied.await;
         }
-        self.snapshot.lock().unwrap_or_else(|e| e.into_inner()).get(uri).cloned()
+        self.snapshot.lock().unwrap_or_else(|e| e.into_inner()).get(&crate::uris::canonical(uri)).cloned()
     }
 
     /// The note referenced (`#id`, `[#id]`) at a position of an open document.
@@ -228,31 +228,49 @@ impl Backend {
         };
         let uri = checkout_uri(&workspace.id);
         let document = self.with_store(move |store| store.checkout(&workspace)).await?;
-        self.checkouts
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(uri.clone(), (document.epoch, document.text.clone()));
+        let handed = HandedOut { epoch: document.epoch, text: document.text.clone(), pristine: true };
+        self.checkouts.lock().unwrap_or_else(|e| e.into_inner()).insert(uri.clone(), handed);
         Ok(CheckoutResult { text: document.text, epoch: document.epoch, uri })
+    }
+
+    /// `memory/mirror`: where the workspace's mirror is, as configured.
+    async fn mirror(&self, params: MirrorParams) -> Result<MirrorResult> {
+        let workspace = match params.workspace {
+            Some(dir) => {
+                Workspace::resolve(Some(&dir), std::path::Path::new("/")).map_err(|e| invalid(e.to_string()))?
+            }
+            None => self.workspace(),
+        };
+        let location = mirror::location(&workspace).map_err(internal)?;
+        Ok(MirrorResult {
+            path: location.as_ref().map(|l| l.path.display().to_string()),
+            enabled: location.is_some_and(|l| l.enabled),
+        })
+    }
+
+    /// The workspace's mirror file as configured (it may not exist).
+    pub(crate) fn mirror_path(&self) -> Option<PathBuf> {
+        mirror::location(&self.workspace()).ok().flatten().map(|l| l.path)
     }
 }
 
 /// Re-render the workspace's mirror after a write when it is enabled; a
 /// problem is returned for the editor to show, never an error of the write.
 pub(crate) fn refresh_mirror(store: &Store, workspace: &Workspace) -> Option<String> {
-    let config = match WorkspaceConfig::load(workspace.root.as_deref()) {
-        Ok(config) => config,
-        Err(e) => return Some(e.to_string()),
+    let unsaved = |e: String| format!("the write is saved, but the mirror was not updated: {e}");
+    let target = match mirror::enabled_target(workspace) {
+        Ok(Some(target)) => target,
+        Ok(None) => return None,
+        Err(e) => return Some(unsaved(e)),
     };
-    if !config.memory_export.enabled {
-        return None;
-    }
     // Rendered only when behind: the store watch calls this after every write,
     // most of which the writing process has already rendered.
-    let result =
-        MirrorTarget::resolve(workspace, std::path::Path::new(&config.memory_export.path)).and_then(|target| {
-            if mirror::is_behind(store, &target)? { mirror::export(store, &target).map(|_| ()) } else { Ok(()) }
-        });
-    result.err().map(|e| format!("the write is saved, but the mirror was not updated: {e}"))
+    let result = match mirror::is_behind(store, &target) {
+        Ok(true) => mirror::export(store, &target).map(|_| ()),
+        Ok(false) => Ok(()),
+        Err(e) => Err(e.into()),
+    };
+    result.err().map(|e| unsaved(e.to_string()))
 }
 
 pub(crate) fn invalid(message: String) -> Error {
@@ -271,7 +289,7 @@ fn workspace_from(params: &InitializeParams) -> Option<Workspace> {
         .and_then(|f| f.first())
         .map(|f| f.uri.clone())
         .or_else(|| params.root_uri.clone())?;
-    let path = uri.to_file_path()?;
+    let path = crate::uris::file_path(&uri)?;
     Workspace::resolve(Some(path.to_str()?), std::path::Path::new("/")).ok()
 }
 
@@ -340,13 +358,14 @@ impl LanguageServer for Backend {
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
         let doc = params.text_document;
-        let _ = self.documents.send(DocumentEvent::Opened { uri: doc.uri, text: doc.text, version: doc.version });
+        let uri = crate::uris::canonical(&doc.uri);
+        let _ = self.documents.send(DocumentEvent::Opened { uri, text: doc.text, version: doc.version });
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
         let doc = params.text_document;
         let _ = self.documents.send(DocumentEvent::Changed {
-            uri: doc.uri,
+            uri: crate::uris::canonical(&doc.uri),
             version: doc.version,
             changes: params.content_changes,
         });
@@ -357,7 +376,7 @@ impl LanguageServer for Backend {
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
-        let _ = self.documents.send(DocumentEvent::Closed { uri: params.text_document.uri });
+        let _ = self.documents.send(DocumentEvent::Closed { uri: crate::uris::canonical(&params.text_document.uri) });
     }
 
     async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
@@ -376,8 +395,7 @@ impl LanguageServer for Backend {
 
     async fn symbol(&self, params: WorkspaceSymbolParams) -> Result<Option<WorkspaceSymbolResponse>> {
         let workspace = self.workspace();
-        let Some(root) = workspace.root.clone() else { return Ok(None) };
-        let mirror = root.join("MEMORY.md");
+        let Some(mirror) = self.mirror_path() else { return Ok(None) };
         let lines = std::fs::read_to_string(&mirror).map(|t| entry_lines(&t)).unwrap_or_default();
         let query = params.query.trim().to_string();
         let Ranking { embed, lexical_reason } = self.load_ranking().await;
@@ -466,15 +484,27 @@ impl LanguageServer for Backend {
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
         let uri = params.text_document.uri;
         let Some(doc) = self.document(&uri).await else { return Ok(None) };
-        if doc.kind == DocumentKind::Source {
+        let mut actions = if doc.kind == DocumentKind::Source {
             let anchors = self.anchors_at(&uri, params.range.start.line);
-            return Ok(Some(source_actions(&anchors)).filter(|a| !a.is_empty()));
-        }
-        let Some((_, parsed)) = parse_document(&doc) else { return Ok(None) };
-        let line = params.range.start.line as usize;
-        let mut actions = conflict_actions(&uri, &params.context.diagnostics);
-        if let Some(entry) = parsed.entries.iter().find(|e| e.first_line <= line && line <= e.last_line) {
-            actions.extend(actions_for(&entry.entry));
+            source_actions(&anchors, &self.drift.lock().unwrap_or_else(|e| e.into_inner()))
+        } else {
+            let Some((_, parsed)) = parse_document(&doc) else { return Ok(None) };
+            let line = params.range.start.line as usize;
+            let mut actions = conflict_actions(&uri, &params.context.diagnostics);
+            if let Some(entry) = parsed.entries.iter().find(|e| e.first_line <= line && line <= e.last_line) {
+                actions.extend(actions_for(&entry.entry));
+            }
+            actions
+        };
+        // The client may ask for some kinds only (`refactor`, `quickfix`, …).
+        if let Some(only) = &params.context.only {
+            actions.retain(|a| match a {
+                CodeActionOrCommand::CodeAction(action) => action.kind.as_ref().is_some_and(|kind| {
+                    only.iter()
+                        .any(|o| kind.as_str() == o.as_str() || kind.as_str().starts_with(&format!("{}.", o.as_str())))
+                }),
+                CodeActionOrCommand::Command(_) => false,
+            });
         }
         Ok(Some(actions).filter(|a| !a.is_empty()))
     }
@@ -493,8 +523,7 @@ impl LanguageServer for Backend {
     async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
         let position = params.text_document_position_params;
         let Some(id) = self.reference(&position).await else { return Ok(None) };
-        let Some(root) = self.workspace().root else { return Ok(None) };
-        let mirror = root.join("MEMORY.md");
+        let Some(mirror) = self.mirror_path() else { return Ok(None) };
         let Ok(text) = std::fs::read_to_string(&mirror) else { return Ok(None) };
         let lines = entry_lines(&text);
         if !lines.contains_key(&id) {

@@ -27,8 +27,13 @@ pub const SETTING_NAMES: [&str; 3] = ["storePath", "modelDir", "debounceMs"];
 
 impl Settings {
     pub fn from_value(value: Option<&Value>) -> Result<Settings, String> {
-        let Some(value) = value.filter(|v| !v.is_null()) else { return Ok(Settings::default()) };
+        // Nothing set: absent, null, or an empty table that a Lua client encodes as `[]`.
+        let unset = |v: &&Value| v.is_null() || v.as_array().is_some_and(Vec::is_empty);
+        let Some(value) = value.filter(|v| !unset(v)) else { return Ok(Settings::default()) };
         let section = value.get("mnemo").unwrap_or(value);
+        if unset(&section) {
+            return Ok(Settings::default());
+        }
         let mut settings: Settings =
             serde_json::from_value(section.clone()).map_err(|e| format!("mnemo settings: {e}"))?;
         // Editors send unset string settings as "": that means the default, not an empty path.
@@ -55,6 +60,8 @@ mod tests {
         let nested = Settings::from_value(Some(&json!({ "mnemo": { "modelDir": "/m" }, "other": 1 }))).unwrap();
         assert_eq!(nested.model_dir, Some(PathBuf::from("/m")));
         assert_eq!(Settings::from_value(None).unwrap(), Settings::default());
+        assert_eq!(Settings::from_value(Some(&json!([]))).unwrap(), Settings::default(), "Lua's empty table");
+        assert_eq!(Settings::from_value(Some(&json!({ "mnemo": [] }))).unwrap(), Settings::default());
         let unset = Settings::from_value(Some(
             &json!({ "mnemo": { "storePath": "", "modelDir": "", "server": { "path": "" } } }),
         ));

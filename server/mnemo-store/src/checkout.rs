@@ -50,6 +50,10 @@ pub struct CheckedIn {
     pub epoch: i64,
     pub diagnostics: Vec<Diagnostic>,
     pub conflicts: Vec<Conflict>,
+    /// How many blocks of the edited text (entries, stray lines) were not
+    /// applied and are carried into `text` as typed; 0 when `text` is a
+    /// pure rendering of the store.
+    pub unapplied: usize,
 }
 
 impl Store {
@@ -196,6 +200,7 @@ impl Store {
                 epoch: rendered.epoch,
                 diagnostics: vec![],
                 conflicts: vec![],
+                unapplied: 0,
             });
         }
         let carried = carry_over(text, edited, &outcome.plan, &outcome.refused, &rendered.text, base_text);
@@ -223,6 +228,7 @@ impl Store {
             epoch: rendered.epoch,
             diagnostics: left.diagnostics,
             conflicts: left.conflicts,
+            unapplied: carried.moved.len(),
         })
     }
 }

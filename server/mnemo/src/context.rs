@@ -4,7 +4,7 @@
 //! writing"). Also the mapping of errors to one line and an exit status.
 
 use std::cell::OnceCell;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context as _, anyhow};
 use mnemo_core::{Actor, Timestamp};
@@ -76,24 +76,10 @@ impl Context {
     }
 
     fn resolve_mirror_target(&self) -> Option<MirrorTarget> {
-        self.workspace.root.as_ref()?;
-        let config = match self.config() {
-            Ok(config) => config,
-            Err(e) => {
-                warn_mirror(&e.to_string());
-                return None;
-            }
-        };
-        if !config.memory_export.enabled {
-            return None;
-        }
-        match MirrorTarget::resolve(&self.workspace, Path::new(&config.memory_export.path)) {
-            Ok(target) => Some(target),
-            Err(e) => {
-                warn_mirror(&e.to_string());
-                None
-            }
-        }
+        mirror::enabled_target(&self.workspace).unwrap_or_else(|problem| {
+            warn_mirror(&problem);
+            None
+        })
     }
 
     fn export_mirror(&self, store: &Store, target: &MirrorTarget) {

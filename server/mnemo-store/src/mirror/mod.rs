@@ -89,6 +89,37 @@ impl MirrorTarget {
     }
 }
 
+/// Where a workspace's mirror lives and whether writes keep it current, as
+/// its `.mnemo/config.toml` says (`[memory_export] path`, `MEMORY.md` by
+/// default). The one answer to "where is the mirror?": the CLI, the
+/// language server and, through it, the editor clients all ask here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MirrorLocation {
+    /// The configured file, absolute (it need not exist yet).
+    pub path: PathBuf,
+    pub enabled: bool,
+}
+
+/// The configured mirror of `workspace`; `Ok(None)` for a workspace that is
+/// only a name (it has no directory to hold a mirror).
+pub fn location(workspace: &Workspace) -> Result<Option<MirrorLocation>, crate::config::ConfigError> {
+    let Some(root) = workspace.root.as_deref() else { return Ok(None) };
+    let config = crate::config::WorkspaceConfig::load(Some(root))?;
+    let export = config.memory_export;
+    Ok(Some(MirrorLocation { path: root.join(&export.path), enabled: export.enabled }))
+}
+
+/// The configured mirror of `workspace`, validated for writing, when writes
+/// keep it current; `Ok(None)` when export is off or there is no directory.
+pub fn enabled_target(workspace: &Workspace) -> Result<Option<MirrorTarget>, String> {
+    match location(workspace).map_err(|e| e.to_string())? {
+        Some(location) if location.enabled => {
+            MirrorTarget::resolve(workspace, &location.path).map(Some).map_err(|e| e.to_string())
+        }
+        _ => Ok(None),
+    }
+}
+
 /// What an export did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExportOutcome {

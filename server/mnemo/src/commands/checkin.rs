@@ -4,7 +4,8 @@
 //! carried into it as typed and reported with its line: nothing typed is
 //! lost. Exit 3 while anything is left to resolve.
 
-use std::path::Path;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use anyhow::{Context as _, anyhow, bail};
@@ -44,7 +45,9 @@ fn check_in_file(ctx: &Context, file: &Path, text: &str, resolutions: &Resolutio
     if let Some(document) = &outcome.document
         && document.text != text
     {
-        write_atomically(file, document.text.as_bytes(), 0o644).with_context(|| {
+        // The person's file keeps its mode (a 0600 file stays private).
+        let mode = std::fs::metadata(file).map_or(0o644, |m| m.permissions().mode() & 0o7777);
+        write_atomically(file, document.text.as_bytes(), mode).with_context(|| {
             format!("the check-in is saved, but {} could not be rewritten; take a fresh checkout", file.display())
         })?;
     }
@@ -106,8 +109,15 @@ pub fn edit(ctx: &Context) -> anyhow::Result<ExitCode> {
     drop(store);
     let dir = ctx.store_path.parent().unwrap_or(Path::new(".")).join("edits");
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let file = dir.join(format!("MEMORY-{}.md", document.epoch));
-    std::fs::write(&file, &document.text).with_context(|| format!("cannot write {}", file.display()))?;
+    let kept = kept_edits(&dir, &ctx.workspace.id);
+    if !kept.is_empty() {
+        let files: Vec<String> = kept.iter().map(|f| f.display().to_string()).collect();
+        eprintln!(
+            "earlier edits of this workspace are kept, not yet applied: {}; check one in with `mnemo checkin FILE`",
+            files.join(", ")
+        );
+    }
+    let file = new_edit_file(&dir, document.epoch, &document.text)?;
     let editor = std::env::var("VISUAL").or_else(|_| std::env::var("EDITOR")).unwrap_or_else(|_| "vi".into());
     let status = Command::new("sh")
         .arg("-c")
@@ -123,7 +133,9 @@ pub fn edit(ctx: &Context) -> anyhow::Result<ExitCode> {
     let outcome = check_in_file(ctx, &file, &text, &Resolutions::default())
         .with_context(|| format!("your edit is kept in {}", file.display()))?;
     let code = report(ctx, &file, &outcome);
-    if code == ExitCode::SUCCESS {
+    // Removed only once everything in it is in the store: a pure rendering is left.
+    let pure = outcome.document.as_ref().is_some_and(|d| d.unapplied == 0) && !outcome.has_problems();
+    if code == ExitCode::SUCCESS && pure {
         let _ = std::fs::remove_file(&file);
     } else {
         eprintln!(
@@ -133,4 +145,43 @@ pub fn edit(ctx: &Context) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(code)
+}
+
+/// A new file for an edit, never an existing one: two `mnemo edit`s at the
+/// same epoch (of any workspaces) each get their own, and a kept edit is
+/// never overwritten.
+fn new_edit_file(dir: &Path, epoch: i64, text: &str) -> anyhow::Result<PathBuf> {
+    use std::io::Write;
+    let pid = std::process::id();
+    for attempt in 0..1000 {
+        let file = dir.join(format!("MEMORY-{epoch}-{pid}-{attempt}.md"));
+        match std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&file) {
+            Ok(mut out) => {
+                out.write_all(text.as_bytes()).with_context(|| format!("cannot write {}", file.display()))?;
+                return Ok(file);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(anyhow!("cannot create {}: {e}", file.display())),
+        }
+    }
+    bail!("cannot find a free file name for the edit in {}; clear out old edits there", dir.display())
+}
+
+/// Edits of `workspace` kept in `dir` because something in them was not applied.
+fn kept_edits(dir: &Path, workspace: &str) -> Vec<PathBuf> {
+    let header = format!("<!-- mnemo checkout · workspace {workspace} · epoch ");
+    let mut kept: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .filter(|p| {
+            use std::io::Read;
+            let mut first = vec![0; header.len()];
+            std::fs::File::open(p).and_then(|mut f| f.read_exact(&mut first)).is_ok() && first == header.as_bytes()
+        })
+        .collect();
+    kept.sort();
+    kept
 }
