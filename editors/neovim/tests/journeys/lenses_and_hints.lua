@@ -1,0 +1,81 @@
+-- Code lens and inlay hints appear without any wiring by the person: hints
+-- (provenance · age) after each entry's id in the memory buffer, a lens
+-- "1 note: #N" over the anchored lines of a source file, drawn on screen.
+-- With vim.g.mnemo.code_lens = false / inlay_hints = false they stay off.
+local H = require('helper')
+local check = H.check
+
+local root = H.workspace()
+local id = H.remember({ '--kind', 'gotcha', '--title', 'Release the lock before restarting', '--anchor', 'src/lock.rs:2-3' })
+H.cli({ 'export', '--enable' })
+vim.fn.writefile({ 'fn other() {}' }, root .. '/src/other.rs')
+H.start({ binary = H.binary, debounce_ms = 20 })
+
+-- The memory buffer: inlay hints on, and fetched.
+local memory = H.open_memory()
+check('inlay hints are enabled on the memory buffer', H.wait(5000, function()
+  return vim.lsp.inlay_hint.is_enabled({ bufnr = memory })
+end))
+local function hints(bufnr)
+  local labels = {}
+  for _, h in ipairs(vim.lsp.inlay_hint.get({ bufnr = bufnr })) do
+    local label = h.inlay_hint.label
+    if type(label) == 'table' then
+      label = table.concat(vim.tbl_map(function(part) return part.value end, label))
+    end
+    table.insert(labels, { line = h.inlay_hint.position.line, label = label })
+  end
+  return labels
+end
+local entry_line = H.line_of(memory, '^%- %[#' .. id .. '%]')
+check('an inlay hint sits on the entry line', H.wait(10000, function()
+  for _, h in ipairs(hints(memory)) do
+    if h.line == entry_line then return true end
+  end
+end), hints(memory))
+
+-- The anchored source file: a lens on the first anchored line, drawn as virtual text.
+vim.cmd.edit(root .. '/src/lock.rs')
+local source = vim.api.nvim_get_current_buf()
+H.client(source)
+local function lenses(bufnr)
+  return vim.tbl_map(function(l)
+    return { line = l.range.start.line, title = l.command and l.command.title }
+  end, vim.lsp.codelens.get(bufnr))
+end
+check('a code lens "1 note: #N" is on the anchored lines', H.wait(10000, function()
+  local l = lenses(source)[1]
+  return l and l.line == 1 and l.title == ('1 note: #%d'):format(id)
+end), lenses(source))
+local function drawn(bufnr)
+  local texts = {}
+  for _, ns in pairs(vim.api.nvim_get_namespaces()) do
+    for _, mark in ipairs(vim.api.nvim_buf_get_extmarks(bufnr, ns, 0, -1, { details = true })) do
+      for _, chunk in ipairs(mark[4].virt_text or {}) do
+        table.insert(texts, { line = mark[2], text = chunk[1] })
+      end
+    end
+  end
+  return texts
+end
+check('the lens is drawn on screen on that line', H.wait(5000, function()
+  for _, t in ipairs(drawn(source)) do
+    if t.line == 1 and t.text:find(('#%d'):format(id), 1, true) then return true end
+  end
+end), drawn(source))
+
+-- Options off: a buffer attached afterwards gets neither.
+vim.g.mnemo = { binary = H.binary, debounce_ms = 20, code_lens = false, inlay_hints = false }
+vim.cmd.edit(root .. '/src/other.rs')
+local other = vim.api.nvim_get_current_buf()
+H.client(other)
+H.wait(500, function() return false end)
+check('inlay_hints = false leaves hints off', not vim.lsp.inlay_hint.is_enabled({ bufnr = other }))
+local refreshed = false
+local refresh = vim.lsp.codelens.refresh
+vim.lsp.codelens.refresh = function(...) refreshed = true; return refresh(...) end
+vim.cmd('doautocmd BufEnter')
+vim.lsp.codelens.refresh = refresh
+check('code_lens = false: no lens request on BufEnter', not refreshed)
+
+H.finish()
