@@ -171,18 +171,31 @@ pub fn plan_checkin(
     let base_by_id: HashMap<NoteId, &Entry> = base.iter().filter_map(|e| Some((e.id?, e))).collect();
     let current_by_id: HashMap<NoteId, &Entry> = current.iter().filter_map(|e| Some((e.id?, e))).collect();
     let mut seen: HashSet<NoteId> = HashSet::new();
+    // A problem inside an entry, or between it and the next one, may mean
+    // its text was cut or swallowed: leave the entry alone until it is fixed.
+    let troubled: HashSet<usize> = (0..edited.entries.len())
+        .filter(|&index| {
+            let parsed = &edited.entries[index];
+            let line = parsed.first_line;
+            let next = edited.entries.get(index + 1).map_or(usize::MAX, |e| e.first_line);
+            edited.diagnostics.iter().any(|d| {
+                let inside = d.line > line && d.line <= parsed.last_line;
+                let stray_after = d.line > parsed.last_line && d.line < next && d.message == UNEXPECTED_TEXT;
+                (inside || stray_after) && matches!(d.severity, Severity::Error | Severity::Warning)
+            })
+        })
+        .collect();
+    let identity = identity::identities(base, &edited.entries, &troubled);
+    let probably = |index: usize| {
+        identity
+            .probably
+            .get(&index)
+            .map_or(String::new(), |was| format!(" (was this #{was}? an id cannot be changed)"))
+    };
     for (index, parsed) in edited.entries.iter().enumerate() {
         let line = parsed.first_line;
         let mine = &parsed.entry;
-        // A problem inside an entry, or between it and the next one, may mean
-        // its text was cut or swallowed: leave the entry alone until it is fixed.
-        let next = edited.entries.get(index + 1).map_or(usize::MAX, |e| e.first_line);
-        let troubled = edited.diagnostics.iter().any(|d| {
-            let inside = d.line > line && d.line <= parsed.last_line;
-            let stray_after = d.line > parsed.last_line && d.line < next && d.message == UNEXPECTED_TEXT;
-            (inside || stray_after) && matches!(d.severity, Severity::Error | Severity::Warning)
-        });
-        if troubled {
+        if troubled.contains(&index) {
             if let Some(id) = mine.id {
                 seen.insert(id);
             }
@@ -212,19 +225,26 @@ pub fn plan_checkin(
             }
             continue;
         };
+        if let Some(message) = identity.refused.get(&index) {
+            plan.diagnostics.push(diagnostic(line, Severity::Error, message.clone()));
+            continue;
+        }
         if !seen.insert(id) {
             plan.diagnostics.push(diagnostic(
                 line,
                 Severity::Error,
-                format!("#{id} appears twice; keep one entry per note"),
+                format!("#{id} appears twice; keep one entry per note{}", probably(index)),
             ));
             continue;
         }
         let Some(before) = base_by_id.get(&id) else {
             let message = if current_by_id.contains_key(&id) {
-                format!("#{id} was not in this checkout; take a fresh checkout to edit it")
+                format!("#{id} was not in this checkout; take a fresh checkout to edit it{}", probably(index))
             } else {
-                format!("there is no note #{id} in this workspace; remove the id to create a new note")
+                format!(
+                    "there is no note #{id} in this workspace; remove the id to create a new note{}",
+                    probably(index)
+                )
             };
             plan.diagnostics.push(diagnostic(line, Severity::Error, message));
             continue;
@@ -255,7 +275,11 @@ pub fn plan_checkin(
     }
     for before in base {
         let Some(id) = before.id else { continue };
-        if seen.contains(&id) || edited.unreadable_ids.contains(&id) || resolutions.take_theirs.contains(&id) {
+        if seen.contains(&id)
+            || edited.unreadable_ids.contains(&id)
+            || identity.protected.contains(&id)
+            || resolutions.take_theirs.contains(&id)
+        {
             continue;
         }
         let before = match resolutions.keep_mine.contains(&id) {
@@ -385,6 +409,7 @@ fn name(shown: &Shown) -> &'static str {
 }
 
 mod carry;
+mod identity;
 #[cfg(test)]
 mod tests;
 

@@ -459,3 +459,58 @@ proptest! {
         prop_assert_eq!(plan, CheckinPlan::default());
     }
 }
+
+#[test]
+fn a_retyped_id_is_refused_on_its_line_and_changes_no_other_note() {
+    // #2 retyped as an unknown id: refused, and #2 is not taken as deleted.
+    let unknown = plan(&edit("- [#2] 2026-06-03", "- [#999] 2026-06-03"));
+    assert!(unknown.changes.is_empty(), "{unknown:?}");
+    assert_eq!(unknown.diagnostics.len(), 1, "{unknown:?}");
+    assert_eq!(unknown.diagnostics[0].line, 12);
+    assert!(unknown.diagnostics[0].message.contains("#2"), "{}", unknown.diagnostics[0].message);
+
+    // #2 retyped as #3, whose own entry is still there: #3 is not superseded with #2's text.
+    let onto_known = plan(&edit("- [#2] 2026-06-03", "- [#3] 2026-06-03"));
+    assert!(onto_known.changes.is_empty(), "{onto_known:?}");
+    assert_eq!(onto_known.diagnostics.len(), 1, "{onto_known:?}");
+    assert!(
+        onto_known.diagnostics[0].message.starts_with("this entry is #2 (its date and text) with its id changed to #3"),
+        "{}",
+        onto_known.diagnostics[0].message
+    );
+
+    // Two ids swapped: neither note changes.
+    let swapped = plan(
+        &BASE
+            .replace("- [#3] 2026-06-04 · low · STALE", "- [#X] 2026-06-04 · low · STALE")
+            .replace("- [#4] 2026-06-04", "- [#3] 2026-06-04")
+            .replace("- [#X] 2026-06-04", "- [#4] 2026-06-04"),
+    );
+    assert!(swapped.changes.is_empty(), "{swapped:?}");
+    assert_eq!(swapped.diagnostics.len(), 2, "{swapped:?}");
+
+    // Retyped and its title edited too: an unknown id still protects the note of that date and section.
+    let edited_too = plan(&edit(
+        "- [#2] 2026-06-03 · medium · Lock order matters",
+        "- [#77] 2026-06-03 · medium · Lock order is key",
+    ));
+    assert!(edited_too.changes.is_empty(), "{edited_too:?}");
+    assert!(edited_too.diagnostics[0].message.ends_with("(was this #2? an id cannot be changed)"), "{edited_too:?}");
+
+    // An unrelated deletion in the same save still applies.
+    let with_deletion = plan(
+        &edit("- [#2] 2026-06-03", "- [#999] 2026-06-03")
+            .replace("- [#6] 2026-06-10 · medium · Cache hit ratio is 0.93\n", ""),
+    );
+    assert_eq!(with_deletion.changes, vec![Change::Revoke { line: 0, id: 6, reason: DELETED_REASON.into() }]);
+}
+
+#[test]
+fn editing_a_note_fully_is_still_a_supersession_not_a_retyped_id() {
+    let rewritten = plan(&edit(
+        "- [#2] 2026-06-03 · medium · Lock order matters\n  [src/lock.rs:10-24](src/lock.rs#L10-L24)",
+        "- [#2] 2026-06-03 · medium · Take locks in id order\n  Always a before b.",
+    ));
+    assert_eq!(rewritten.diagnostics, vec![], "{rewritten:?}");
+    assert!(matches!(rewritten.changes.as_slice(), [Change::Supersede { id: 2, .. }]), "{rewritten:?}");
+}

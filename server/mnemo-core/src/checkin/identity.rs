@@ -1,0 +1,104 @@
+//! Whose entry is it? An entry's id says which note it edits, but a person
+//! can retype an id (`[#2]` → `[#3]`, `[#1]` → `[#999]`) and then the id
+//! lies: taken at its word, the edit would supersede #3 with #2's text and
+//! revoke #2 as deleted. FORMAT.md: "change an id … nothing for that entry;
+//! a diagnostic on that line" — and no other note may change because of it.
+//!
+//! An entry is its id's own when it still looks like that note in the base
+//! (the same creation date, and the same title or body). One that does not,
+//! but looks like another note of the base, is that other note with a
+//! retyped id: refused, and the note it came from is protected from being
+//! taken as deleted. An entry with an unknown or duplicated id protects a
+//! vanished note of the same date and section it probably was.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::memory_md::{Entry, ParsedEntry};
+use crate::model::{NoteId, normalize_body, normalize_title};
+
+/// What the identity check found in an edited checkout.
+#[derive(Debug, Default)]
+pub(super) struct Identities {
+    /// Entries (by index) whose id is not theirs, with why.
+    pub refused: HashMap<usize, String>,
+    /// Base notes that vanished from the text because an id was retyped:
+    /// never taken as deleted.
+    pub protected: HashSet<NoteId>,
+    /// Entries (by index) with an unknown or duplicated id, and the vanished
+    /// note they probably were.
+    pub probably: HashMap<usize, NoteId>,
+}
+
+/// The same creation date, and the same title or the same (non-empty) body.
+fn looks_like(entry: &Entry, base: &Entry) -> bool {
+    entry.created == base.created
+        && (normalize_title(&entry.title) == normalize_title(&base.title)
+            || (!base.body.trim().is_empty() && normalize_body(&entry.body) == normalize_body(&base.body)))
+}
+
+/// The identity of every entry of `edited` that carries an id, against `base`.
+/// `skip` holds entries judged elsewhere (cut or swallowed text).
+pub(super) fn identities(base: &[Entry], edited: &[ParsedEntry], skip: &HashSet<usize>) -> Identities {
+    let by_id: HashMap<NoteId, &Entry> = base.iter().filter_map(|e| Some((e.id?, e))).collect();
+    // A base note is recognised when an entry with its id still looks like it.
+    let recognised: HashSet<NoteId> = edited
+        .iter()
+        .filter_map(|p| p.entry.id.filter(|id| by_id.get(id).is_some_and(|b| looks_like(&p.entry, b))))
+        .collect();
+    let mut found = Identities::default();
+    for (index, parsed) in edited.iter().enumerate() {
+        let entry = &parsed.entry;
+        let Some(id) = entry.id else { continue };
+        let own = by_id.get(&id).copied();
+        if skip.contains(&index) || own.is_some_and(|own| looks_like(entry, own)) {
+            continue;
+        }
+        // A note whose own entry is gone and which this entry looks like
+        // (exactly its text first).
+        let other = base
+            .iter()
+            .filter_map(|b| Some((b.id?, b)))
+            .filter(|(other, b)| *other != id && !recognised.contains(other) && looks_like(entry, b))
+            .max_by_key(|(other, b)| (b.title == entry.title && b.body == entry.body, std::cmp::Reverse(*other)))
+            .map(|(other, _)| other);
+        if let Some(other) = other {
+            found.protected.insert(other);
+            found.refused.insert(
+                index,
+                format!(
+                    "this entry is #{other} (its date and text) with its id changed to #{id}; an id cannot be changed: put back [#{other}], or remove the id to make it a new note"
+                ),
+            );
+        }
+    }
+    // Unknown or duplicated ids: the vanished note of the same date and section they sit in.
+    let mut count: HashMap<NoteId, usize> = HashMap::new();
+    for (index, parsed) in edited.iter().enumerate() {
+        if let Some(id) = parsed.entry.id
+            && !found.refused.contains_key(&index)
+        {
+            *count.entry(id).or_default() += 1;
+        }
+    }
+    for (index, parsed) in edited.iter().enumerate() {
+        let entry = &parsed.entry;
+        let Some(id) = entry.id else { continue };
+        let doubtful = !by_id.contains_key(&id) || count.get(&id).is_some_and(|n| *n > 1);
+        if !doubtful || found.refused.contains_key(&index) || skip.contains(&index) {
+            continue;
+        }
+        let gone = base.iter().filter_map(|b| Some((b.id?, b))).find(|(other, b)| {
+            *other != id
+                && !recognised.contains(other)
+                && !edited.iter().any(|p| p.entry.id == Some(*other))
+                && !found.protected.contains(other)
+                && b.created == entry.created
+                && b.kind == entry.kind
+        });
+        if let Some((other, _)) = gone {
+            found.protected.insert(other);
+            found.probably.insert(index, other);
+        }
+    }
+    found
+}
