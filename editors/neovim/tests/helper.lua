@@ -189,8 +189,19 @@ function H.answer(answer)
   end
 end
 
+-- A journey that makes Neovim quit (a :q that should have been refused) fails.
+vim.api.nvim_create_autocmd('VimLeavePre', {
+  callback = function()
+    if not H.finished then
+      print('FAIL the journey ended early: Neovim quit')
+      os.exit(1)
+    end
+  end,
+})
+
 --- Stop the servers, print the summary and exit with the journey's status.
 function H.finish()
+  H.finished = true
   for _, c in ipairs(vim.lsp.get_clients()) do
     c:stop(true)
   end
