@@ -149,23 +149,25 @@ end
 
 --- Run the code action titled like `pattern` at the cursor, picked in the
 --- menu as a person would (vim.lsp.buf.code_action + vim.ui.select); the
---- titles offered, and whether one was picked.
+--- titles offered, and whether one was picked. H.kinds: title → its kind.
+H.kinds = {}
 function H.code_action(pattern)
   local offered, picked = nil, false
   local select = vim.ui.select
   vim.ui.select = function(items, opts, on_choice)
+    vim.ui.select = select
     offered = {}
+    local choice
     for _, item in ipairs(items) do
       local title = opts.format_item and opts.format_item(item) or item.action.title
       table.insert(offered, title)
-      if not picked and title:find(pattern) then
-        picked = true
-        vim.ui.select = select
-        return on_choice(item)
+      H.kinds[title] = item.action.kind or false
+      if not choice and title:find(pattern) then
+        choice = item
       end
     end
-    vim.ui.select = select
-    on_choice(nil)
+    picked = choice ~= nil
+    on_choice(choice)
   end
   vim.lsp.buf.code_action()
   H.wait(10000, function()

@@ -35,6 +35,7 @@ vim.api.nvim_win_set_cursor(0, { lock_line + 1, 0 })
 local asked = H.answer(nil)
 local offered, picked = H.code_action('^Revoke')
 check('a Revoke code action is offered on the entry', picked, offered)
+check('actions on an entry are of kind refactor.mnemo', H.kinds[('Revoke #%d…'):format(lock)] == 'refactor.mnemo', H.kinds)
 -- Give a request that should not have been sent the time to land.
 H.wait(500, function() return H.state(lock) ~= 'active' end)
 check('the code action asks why, and a dismissed prompt does nothing',
