@@ -141,3 +141,86 @@ fn edit_runs_the_editor_and_checks_in_what_it_saved() {
     assert_eq!(failing.status.code(), Some(1));
     assert!(String::from_utf8(failing.stderr).unwrap().contains("nothing was checked in and your edit is kept in"));
 }
+
+/// An editor script for `mnemo edit` (VISUAL), made executable.
+fn editor_script(env: &Env, name: &str, script: &str) -> std::path::PathBuf {
+    let editor = env.home.join(name);
+    std::fs::write(&editor, format!("#!/bin/sh\n{script}\n")).unwrap();
+    std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    editor
+}
+
+#[test]
+fn a_kept_edit_is_never_overwritten_or_removed_before_it_is_applied() {
+    let env = Env::new();
+    let id = env.remember("gotcha", "Lock order matters");
+    // The first edit leaves a malformed entry: nothing applied, the edit is kept.
+    let typo =
+        editor_script(&env, "typo.sh", "sed -i 's/medium · Lock order matters/urgent · Lock order, mine/' \"$1\"");
+    let first = env.command(&["edit"]).env("VISUAL", &typo).output().unwrap();
+    assert_eq!(first.status.code(), Some(3), "{}", String::from_utf8_lossy(&first.stderr));
+    let edits = env.store.parent().unwrap().join("edits");
+    let kept: Vec<_> = std::fs::read_dir(&edits).unwrap().flatten().map(|e| e.path()).collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    let kept_text = std::fs::read_to_string(&kept[0]).unwrap();
+    assert!(kept_text.contains("urgent · Lock order, mine"), "{kept_text}");
+    // A second `mnemo edit` at the same epoch, quit without a change: its own
+    // file, and the kept one is untouched and named.
+    let second = env.command(&["edit"]).env("VISUAL", "true").output().unwrap();
+    assert!(second.status.success(), "{}", String::from_utf8_lossy(&second.stderr));
+    let said = String::from_utf8(second.stderr).unwrap();
+    assert!(
+        said.contains("earlier edits of this workspace are kept") && said.contains(kept[0].to_str().unwrap()),
+        "{said}"
+    );
+    assert_eq!(std::fs::read_to_string(&kept[0]).unwrap(), kept_text, "the kept edit is untouched");
+    assert_eq!(std::fs::read_dir(&edits).unwrap().count(), 1, "the second edit's own file is gone, the kept one stays");
+    assert_eq!(env.json(&["show", &id.to_string()])["state"], "active");
+}
+
+#[test]
+fn checkin_keeps_the_files_mode() {
+    let env = Env::new();
+    env.remember("gotcha", "Lock order matters");
+    let (file, text) = checkout(&env);
+    std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    std::fs::write(&file, text.replace("## Tasks\n", "## Tasks\n\n- low · Private\n")).unwrap();
+    env.ok(&["checkin", file.to_str().unwrap()]);
+    let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&file).unwrap().permissions()) & 0o777;
+    assert_eq!(mode, 0o600);
+}
+
+#[test]
+fn anchors_keep_their_hash_through_an_edit_and_imported_anchors_are_hashed() {
+    let env = Env::new();
+    let id = env.ok(&["remember", "--kind", "gotcha", "--title", "Lock order matters", "--anchor", "src/lock.rs:2-3"]);
+    let id = crate::support::parse_id(&id);
+    let hash = env.json(&["show", &id.to_string()])["anchors"][0]["content_sha256"].clone();
+    // The code under the anchor changes, then the person edits only the title.
+    std::fs::write(env.root.join("src/lock.rs"), "changed\nentirely\nnow\n").unwrap();
+    let (file, text) = checkout(&env);
+    std::fs::write(&file, text.replace("Lock order matters", "Lock order matters a lot")).unwrap();
+    env.ok(&["checkin", file.to_str().unwrap()]);
+    let titled = |title: &str| {
+        env.json(&["list"])["notes"].as_array().unwrap().iter().find(|n| n["title"] == title).unwrap()["id"]
+            .as_i64()
+            .unwrap()
+    };
+    let successor = titled("Lock order matters a lot");
+    assert_ne!(successor, id);
+    let kept = env.json(&["show", &successor.to_string()])["anchors"][0]["content_sha256"].clone();
+    assert_eq!(kept, hash, "the unchanged anchor keeps its hash: the changed code is not blessed");
+    // A JSONL record anchored in this workspace gets its lines hashed at import.
+    let workspace = crate::support::root_id(&env.root);
+    let record = serde_json::json!({
+        "id": 1, "workspace": workspace, "kind": "finding", "priority": "low", "provenance": "agent",
+        "created": "2026-08-01", "title": "Imported with an anchor", "body": "", "status": "active",
+        "anchors": [{ "path": "src/lock.rs", "start_line": 1, "end_line": 2 }]
+    });
+    let jsonl = env.home.join("import.jsonl");
+    std::fs::write(&jsonl, format!("{record}\n")).unwrap();
+    env.ok(&["import", "jsonl", jsonl.to_str().unwrap()]);
+    let imported = titled("Imported with an anchor");
+    let anchor = &env.json(&["show", &imported.to_string()])["anchors"][0];
+    assert_eq!(anchor["content_sha256"].as_str().map(str::len), Some(64), "{anchor}");
+}

@@ -79,6 +79,49 @@ pub struct Conflict {
     pub mine: Option<Entry>,
     /// The store's version now; `None` when it was forgotten.
     pub theirs: Option<Entry>,
+    /// When the store superseded the note: the live note at the end of the
+    /// chain, which is what the other side's text now is.
+    pub successor: Option<Entry>,
+}
+
+impl Conflict {
+    /// Both sides as a person reads them: each version's line and body; the
+    /// store's side is its successor's text when it was superseded.
+    pub fn sides(&self) -> (String, String) {
+        let mine = self.mine.as_ref().map_or("deleted".to_string(), version_text);
+        let theirs = match (&self.theirs, &self.successor) {
+            (Some(_), Some(successor)) => {
+                format!("superseded by #{}: {}", successor.id.unwrap_or_default(), version_text(successor))
+            }
+            (Some(theirs), None) => version_text(theirs),
+            (None, _) => "forgotten".to_string(),
+        };
+        (mine, theirs)
+    }
+}
+
+/// One version of an entry in a conflict: its summary line and, when it has
+/// one, its body (cut at 300 characters), in «».
+pub fn version_text(entry: &Entry) -> String {
+    let body = normalize_body(&entry.body);
+    let body = body.split_whitespace().collect::<Vec<_>>().join(" ");
+    let body = match body.char_indices().nth(300) {
+        Some((cut, _)) => format!("{}…", &body[..cut]),
+        None => body,
+    };
+    if body.is_empty() { format!("«{}»", summary(entry)) } else { format!("«{} — {body}»", summary(entry)) }
+}
+
+/// The live note at the end of `entry`'s supersession chain in `current`.
+fn successor_of(entry: &Entry, current: &HashMap<NoteId, &Entry>) -> Option<Entry> {
+    let mut at = entry;
+    for _ in 0..64 {
+        match shown(at) {
+            Shown::Superseded(by) => at = current.get(&by)?,
+            _ => return (!std::ptr::eq(at, entry)).then(|| at.clone()),
+        }
+    }
+    None
 }
 
 /// Everything a check-in would do and everything it refuses.
@@ -326,16 +369,15 @@ fn judge(
     }
     let store_changed = now.is_none_or(|n| differs(n, before));
     if store_changed {
-        plan.conflicts.push(Conflict { line, id, mine: mine.cloned(), theirs: now.cloned() });
-        let version =
-            |entry: Option<&Entry>, gone: &str| entry.map_or(gone.to_string(), |e| format!("«{}»", summary(e)));
+        let successor = now.and_then(|n| successor_of(n, current));
+        let conflict = Conflict { line, id, mine: mine.cloned(), theirs: now.cloned(), successor };
+        let (mine_text, theirs_text) = conflict.sides();
+        plan.conflicts.push(conflict);
         plan.diagnostics.push(diagnostic(
             line,
             Severity::Error,
             format!(
-                "#{id} changed in the store since this checkout; keep mine or take theirs (mine: {}; theirs: {})",
-                version(mine, "deleted"),
-                version(now, "forgotten")
+                "#{id} changed in the store since this checkout; keep mine or take theirs (mine: {mine_text}; theirs: {theirs_text})"
             ),
         ));
         return;

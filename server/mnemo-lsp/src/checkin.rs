@@ -161,11 +161,14 @@ impl Backend {
 /// The result of a check-in, with what is left on the lines of the new text.
 fn result_of(outcome: &CheckinOutcome, sent: &str) -> CheckinResult {
     let applied = outcome.plan.changes.iter().zip(&outcome.applied).map(|(c, id)| c.describe(*id)).collect();
-    let conflict_info = |c: &mnemo_core::checkin::Conflict| ConflictInfo {
-        id: c.id,
-        line: c.line,
-        mine: c.mine.as_ref().map(mnemo_core::checkin::summary),
-        theirs: c.theirs.as_ref().map(mnemo_core::checkin::summary),
+    let conflict_info = |c: &mnemo_core::checkin::Conflict| {
+        let (mine, theirs) = c.sides();
+        ConflictInfo {
+            id: c.id,
+            line: c.line,
+            mine: c.mine.as_ref().map(|_| mine),
+            theirs: c.theirs.as_ref().map(|_| theirs),
+        }
     };
     match &outcome.document {
         Some(document) => CheckinResult {

@@ -124,8 +124,11 @@ impl Store {
         let mut prepared: Vec<(usize, Change, Vec<Anchor>)> = Vec::new();
         for change in &outcome.plan.changes {
             let (line, anchors) = match change {
-                Change::Create { line, content } | Change::Supersede { line, content, .. } => {
-                    (*line, anchors_of(workspace.root.as_deref(), content))
+                Change::Create { line, content } => (*line, anchors_of(workspace.root.as_deref(), content, &[])),
+                Change::Supersede { line, content, id } => {
+                    let scope = Scope::Workspace(workspace.id.clone());
+                    let old = self.note(&scope, *id).map(|v| v.note.content.anchors).unwrap_or_default();
+                    (*line, anchors_of(workspace.root.as_deref(), content, &old))
                 }
                 Change::Revoke { line, .. } | Change::FlagStale { line, .. } | Change::Reinstate { line, .. } => {
                     (*line, Ok(Vec::new()))
@@ -249,8 +252,11 @@ fn new_note(content: Content, anchors: Vec<Anchor>) -> NewNote {
     }
 }
 
-/// Anchors typed as links are hashed at check-in, like `--anchor`.
-fn anchors_of(root: Option<&Path>, content: &Content) -> Result<Vec<Anchor>, String> {
+/// Anchors typed as links are hashed at check-in, like `--anchor` — except
+/// one the person left as it was (same file and lines as in `old`, the note
+/// being superseded): it keeps its hash (or its lack of one), so editing a
+/// note's text never blesses whatever code now sits at its old lines.
+fn anchors_of(root: Option<&Path>, content: &Content, old: &[Anchor]) -> Result<Vec<Anchor>, String> {
     if content.anchors.is_empty() {
         return Ok(Vec::new());
     }
@@ -258,6 +264,15 @@ fn anchors_of(root: Option<&Path>, content: &Content) -> Result<Vec<Anchor>, Str
     content
         .anchors
         .iter()
-        .map(|a| capture(root, &format!("{}:{}-{}", a.path, a.start_line, a.end_line)).map_err(|e| e.to_string()))
+        .map(|a| {
+            let kept =
+                old.iter().find(|o| o.path == a.path && o.start_line == a.start_line && o.end_line == a.end_line);
+            match kept {
+                Some(kept) => Ok(kept.clone()),
+                None => {
+                    capture(root, &format!("{}:{}-{}", a.path, a.start_line, a.end_line)).map_err(|e| e.to_string())
+                }
+            }
+        })
         .collect()
 }

@@ -228,7 +228,8 @@ fn check(r: Record, line: usize, actor: Actor) -> Result<Checked, String> {
                     a.path, a.start_line, a.end_line
                 ));
             }
-            Ok(Anchor { path: a.path, start_line: a.start_line, end_line: a.end_line, content_sha256: None })
+            let content_sha256 = hash_if_present(&r.workspace, &a.path, a.start_line, a.end_line);
+            Ok(Anchor { path: a.path, start_line: a.start_line, end_line: a.end_line, content_sha256 })
         })
         .collect::<Result<Vec<_>, _>>()?;
     let note = NewNote { kind, priority, title: r.title, body: r.body, provenance, quote: r.quote, anchors };
@@ -247,4 +248,15 @@ fn check(r: Record, line: usize, actor: Actor) -> Result<Checked, String> {
         }
     };
     Ok(Checked { line, source_id: r.id, workspace: r.workspace, note, created, status })
+}
+
+/// The hash of an anchored range when the record's workspace is a directory
+/// here and the file is in it, as `--anchor` would take it; `None` otherwise
+/// (the anchor is shown but cannot drift until it is pinned).
+fn hash_if_present(workspace: &str, path: &str, start: u32, end: u32) -> Option<String> {
+    let root = std::path::Path::new(workspace);
+    if !root.is_absolute() || !root.is_dir() {
+        return None;
+    }
+    crate::anchor::capture(root, &format!("{path}:{start}-{end}")).ok()?.content_sha256
 }
