@@ -191,9 +191,14 @@ function M.ask_reason(command, id, on_reason)
   end)
 end
 
---- The confirmation of a note command's result (`{ id, state }`).
+--- How a note state reads in a confirmation.
+local state_words = { stale_flagged = 'flagged stale' }
+
+--- The confirmation of a note command's result (`{ id, state }`):
+--- "mnemo: #12 is revoked", "mnemo: #12 is flagged stale".
 function M.confirm(result)
-  vim.notify(('mnemo: #%s is %s'):format(result.id, result.state or 'done'))
+  local state = result.state and (state_words[result.state] or result.state) or 'done'
+  vim.notify(('mnemo: #%s is %s'):format(result.id, state))
 end
 
 return M

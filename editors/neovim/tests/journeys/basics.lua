@@ -56,7 +56,7 @@ asked = H.answer('measured again')
 H.code_action('^Flag #%d+ stale')
 check('Flag stale… asks why for that note', asked() == ('Flag #%d stale, because: '):format(cache), asked())
 check('the stale code action flagged it and said so', H.wait(10000, function()
-  return H.state(cache) == 'stale_flagged' and H.said_since(from, ('^mnemo: #%d is stale'):format(cache)) ~= nil
+  return H.state(cache) == 'stale_flagged' and H.said_since(from, ('^mnemo: #%d is flagged stale$'):format(cache)) ~= nil
 end), { state = H.state(cache), said = vim.list_slice(H.said, from + 1) })
 cli({ 'reinstate', tostring(cache) })
 
