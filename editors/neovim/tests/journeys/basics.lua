@@ -60,6 +60,15 @@ check('the stale code action flagged it and said so', H.wait(10000, function()
 end), { state = H.state(cache), said = vim.list_slice(H.said, from + 1) })
 cli({ 'reinstate', tostring(cache) })
 
+-- Supersede, from the mirror: the entry opens in the editable checkout.
+vim.api.nvim_win_set_cursor(0, { H.line_of(mirror, '^%- %[#' .. cache .. '%]') + 1, 0 })
+H.code_action('^Supersede')
+check('Supersede opens the entry in the memory buffer', H.wait(10000, function()
+  local bufnr = vim.api.nvim_get_current_buf()
+  return vim.api.nvim_buf_get_name(bufnr) == 'memory://' .. root .. '/MEMORY.md'
+    and vim.api.nvim_get_current_line():find('Cache hit ratio is 0.91', 1, true) ~= nil
+end), { vim.api.nvim_buf_get_name(0), vim.api.nvim_get_current_line() })
+
 -- Edit the memory buffer and :w — the edit becomes events.
 local memory = H.open_memory()
 local name = vim.api.nvim_buf_get_name(memory)

@@ -64,6 +64,17 @@ check('the lens is drawn on screen on that line', H.wait(5000, function()
   end
 end), drawn(source))
 
+-- Running the lens opens the note's entry in the mirror.
+vim.api.nvim_win_set_cursor(0, { 2, 0 })
+vim.lsp.codelens.run()
+check('running the lens opens the note in MEMORY.md at its entry', H.wait(10000, function()
+  local bufnr = vim.api.nvim_get_current_buf()
+  return vim.api.nvim_buf_get_name(bufnr) == root .. '/MEMORY.md'
+    and vim.api.nvim_win_get_cursor(0)[1] - 1 == H.line_of(bufnr, '^%- %[#' .. id .. '%]')
+end), { vim.api.nvim_buf_get_name(0), vim.api.nvim_win_get_cursor(0) })
+local mirror = vim.api.nvim_get_current_buf()
+check('the mirror gets inlay hints too', H.wait(10000, function() return #hints(mirror) > 0 end), hints(mirror))
+
 -- Options off: a buffer attached afterwards gets neither.
 vim.g.mnemo = { binary = H.binary, debounce_ms = 20, code_lens = false, inlay_hints = false }
 vim.cmd.edit(root .. '/src/other.rs')

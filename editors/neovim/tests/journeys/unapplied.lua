@@ -51,6 +51,13 @@ check('both are marked with error diagnostics on their lines', H.wait(10000, mar
 local ok, err = pcall(vim.cmd, 'quit')
 check(':q fails with E37 (no write since last change)', not ok and tostring(err):find('E37', 1, true) ~= nil, err)
 check('the window is still there', vim.api.nvim_win_is_valid(win) and vim.api.nvim_win_get_buf(win) == memory)
+-- :wq and :x check in again, the text is still not applied, and Neovim stays
+-- (were it to quit, the helper's VimLeavePre guard fails the journey).
+local typed_before = H.text(memory)
+pcall(vim.cmd, 'wq')
+pcall(vim.cmd, 'x')
+check(':wq and :x leave Neovim open with the typed text, still modified', H.text(memory) == typed_before
+  and vim.bo[memory].modified and vim.b[memory].mnemo_unapplied == 2, H.text(memory))
 
 -- A refresh never replaces it (the client side, whatever the server sends).
 local typed = H.text(memory)
