@@ -1,23 +1,21 @@
-// mnemo for VS Code: a thin client of `mnemo lsp` (vscode-languageclient).
-// It attaches to memory documents (MEMORY.md and `memory:` checkouts) and to
-// the workspace's source files, never to other markdown; the `memory:`
-// file system checks the memory in on save.
+// mnemo for VS Code: a thin client of `mnemo lsp` (vscode-languageclient),
+// one server per workspace folder (clients.ts). It attaches to memory
+// documents (the mirror and `memory:` checkouts) and to the folders' source
+// files, never to other markdown; the `memory:` file system checks the
+// memory in on an explicit save and keeps autosaved or unapplied text as a
+// draft (memoryFs.ts, drafts.ts, saveReasons.ts).
 import * as vscode from 'vscode';
-import { LanguageClient, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
-import { askReason, registerCommands, workspaceRoot } from './commands';
+import { Middleware } from 'vscode-languageclient/node';
+import { Clients } from './clients';
+import { askReason, registerCommands } from './commands';
+import { Drafts } from './drafts';
 import { MemoryFileSystem } from './memoryFs';
-import { cliEnv, findServer } from './server';
+import { SaveReasons } from './saveReasons';
+import { findServer } from './server';
 import { Status } from './status';
+import { openDocument } from './uris';
 
-/// Languages whose files may hold `#id` references and anchors (markdown is
-/// left alone except MEMORY.md, so mnemo does not fight markdown servers).
-const SOURCE_LANGUAGES = [
-  'rust', 'typescript', 'typescriptreact', 'javascript', 'javascriptreact', 'python', 'go', 'java', 'kotlin',
-  'c', 'cpp', 'csharp', 'ruby', 'php', 'swift', 'scala', 'lua', 'shellscript', 'toml', 'yaml', 'json', 'plaintext',
-  'git-commit', 'sql', 'html', 'css', 'dockerfile', 'makefile',
-];
-
-let client: LanguageClient | undefined;
+let clients: Clients | undefined;
 
 /// The arguments of a server command once the person gave what it needs (a
 /// reason, a confirmation); undefined when they declined.
@@ -37,72 +35,61 @@ async function completeArguments(command: string, args: any[]): Promise<any[] | 
   return args;
 }
 
+/// "Keep mine", "Take theirs" and "Check in" on a memory document run here,
+/// as a check-in of the document's text through the file system, so the
+/// document, its draft and the store agree afterwards whatever the buffer's
+/// state (the server's own command would hand the new text back through a
+/// refresh, which a document holding unapplied text refuses).
+async function resolveHere(memory: MemoryFileSystem, command: string, args: any[]): Promise<unknown | undefined> {
+  const target = args[0] as { uri?: string; id?: number } | undefined;
+  const open = target?.uri ? openDocument(target.uri) : undefined;
+  if (!open || open.uri.scheme !== 'memory') {
+    return undefined;
+  }
+  const id = Number(target!.id);
+  const resolutions =
+    command === 'mnemo.keepMine' ? { keepMine: [id] } : command === 'mnemo.takeTheirs' ? { takeTheirs: [id] } : {};
+  return memory.checkIn(open.uri, open.getText(), resolutions, false);
+}
+
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const server = await findServer(context);
   if (!server) {
     return;
   }
-  const settings = vscode.workspace.getConfiguration('mnemo');
-  const initializationOptions = {
-    storePath: settings.get<string>('storePath') || undefined,
-    modelDir: settings.get<string>('modelDir') || undefined,
-    debounceMs: settings.get<number>('debounceMs'),
-  };
-  const serverOptions: ServerOptions = {
-    command: server.command,
-    args: ['lsp'],
-    options: { cwd: workspaceRoot(), env: cliEnv() },
-  };
-  const clientOptions: LanguageClientOptions = {
-    documentSelector: [
-      { scheme: 'memory' },
-      { scheme: 'file', pattern: '**/MEMORY.md' },
-      ...SOURCE_LANGUAGES.map((language) => ({ scheme: 'file', language })),
-    ],
-    initializationOptions,
-    synchronize: { configurationSection: 'mnemo' },
-    middleware: {
-      // Commands that need a reason or a confirmation ask the person first.
-      executeCommand: async (command, args, next) => {
-        const completed = await completeArguments(command, args);
-        if (!completed) {
-          return undefined; // the person declined
+  const drafts = new Drafts(context.workspaceState);
+  const status = new Status(server, drafts);
+  const reasons = new SaveReasons();
+  const middleware: Middleware = {
+    // Commands that need a reason or a confirmation ask the person first.
+    executeCommand: async (command, args, next) => {
+      if (['mnemo.keepMine', 'mnemo.takeTheirs', 'mnemo.checkin'].includes(command)) {
+        const result = await resolveHere(memory, command, args);
+        if (result !== undefined) {
+          return result;
         }
-        const result = await next(command, completed);
-        status.refresh();
-        return result;
-      },
+      }
+      const completed = await completeArguments(command, args);
+      if (!completed) {
+        return undefined; // the person declined
+      }
+      const result = await next(command, completed);
+      void status.refresh();
+      return result;
     },
   };
-  client = new LanguageClient('mnemo', 'mnemo', serverOptions, clientOptions);
-  const status = new Status(server, workspaceRoot());
-  const memory = new MemoryFileSystem(
-    async () => {
-      await client!.start();
-      return client!;
-    },
-    () => void status.refresh(),
-  );
+  clients = new Clients(server, middleware, (params) => memory.refreshed(params));
+  const memory = new MemoryFileSystem(clients, drafts, reasons, () => void status.refresh());
   context.subscriptions.push(
     vscode.workspace.registerFileSystemProvider('memory', memory, { isCaseSensitive: true }),
+    reasons,
+    status,
   );
-  context.subscriptions.push(status);
-  registerCommands(context, server, async () => {
-    await client!.start();
-    return client!;
-  }, () => void status.refresh());
-  await client.start();
-  context.subscriptions.push(
-    client.onNotification('memory/didChange', (params: { uri: string; text: string }) => {
-      const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === params.uri);
-      if (!open || !open.isDirty) {
-        memory.refreshed(params.uri, params.text);
-      }
-    }),
-  );
+  registerCommands(context, server, clients, memory, () => void status.refresh());
+  await clients.startAll();
   void status.refresh();
 }
 
 export async function deactivate(): Promise<void> {
-  await client?.stop();
+  await clients?.dispose();
 }

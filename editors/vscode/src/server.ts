@@ -44,10 +44,11 @@ export async function findServer(context: vscode.ExtensionContext): Promise<Serv
   return undefined;
 }
 
-/// Run the CLI in the workspace; resolves with stdout, rejects with stderr.
+/// Run the CLI in a workspace folder; resolves with stdout, rejects with stderr.
 export function runCli(server: Server, args: string[], cwd: string | undefined): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(server.command, args, { cwd, timeout: 60_000, env: cliEnv() }, (error, stdout, stderr) => {
+    const scope = cwd ? vscode.Uri.file(cwd) : undefined;
+    execFile(server.command, args, { cwd, timeout: 60_000, env: cliEnv(scope) }, (error, stdout, stderr) => {
       if (error) {
         reject(new Error(stderr.trim() || error.message));
       } else {
@@ -57,9 +58,10 @@ export function runCli(server: Server, args: string[], cwd: string | undefined):
   });
 }
 
-/// The settings the CLI honours too (the store), as its environment.
-export function cliEnv(): NodeJS.ProcessEnv {
-  const config = vscode.workspace.getConfiguration('mnemo');
+/// The settings the CLI honours too (the store, the model), as its
+/// environment; `scope` is the workspace folder whose settings apply.
+export function cliEnv(scope?: vscode.Uri): NodeJS.ProcessEnv {
+  const config = vscode.workspace.getConfiguration('mnemo', scope);
   const env = { ...process.env };
   const store = config.get<string>('storePath');
   if (store) {

@@ -1,16 +1,20 @@
 // The extension's tests in a real VS Code: code-server (VS Code 1.100 from
 // npm) serves a workbench with this extension under development, Debian's
-// chromium (driven by playwright-core) opens it, the mocha suite runs in the
+// chromium (driven by playwright-core) opens it, the mocha suites run in the
 // extension host against the real mnemo binary, and the workbench hands the
-// result back through window.codeAutomationExit. Screenshots the suite asks
-// for land in target/vscode-test-artifacts; input boxes the suite needs
-// answered are typed into by the browser, as a person would.
-// Usage: node test/run.js   (MNEMO_BINARY, CODE_SERVER, CHROMIUM override the defaults)
-const { spawn, execFileSync } = require('node:child_process');
+// result back through window.codeAutomationExit. One window per session
+// (test/fixtures.js: its own project folder, or a multi-root workspace),
+// one after the other, with autosave on as code-server has it. What the
+// suites ask of the browser (keys, input boxes, dialogs, screenshots) is
+// served by test/browser.js; screenshots land in target/vscode-test-artifacts.
+// Usage: node test/run.js [session…]   (MNEMO_BINARY, CODE_SERVER, CHROMIUM override the defaults)
+const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { chromium } = require('playwright-core');
+const { serve } = require('./browser');
+const { sessions, cliIn } = require('./fixtures');
 
 const extension = path.resolve(__dirname, '..');
 const repo = path.resolve(extension, '../..');
@@ -18,6 +22,8 @@ const binary = path.resolve(process.env.MNEMO_BINARY || path.join(repo, 'target/
 const codeServer = process.env.CODE_SERVER || path.join(repo, 'target/tools/code-server/node_modules/.bin/code-server');
 const browserPath = process.env.CHROMIUM || '/usr/bin/chromium';
 const artifacts = path.join(repo, 'target/vscode-test-artifacts');
+/// How long one window's suites may take.
+const SESSION_TIMEOUT_MS = 150000;
 
 function fail(message) {
   console.error(`vscode tests: ${message}`);
@@ -27,12 +33,11 @@ function fail(message) {
 for (const [what, file] of [['mnemo', binary], ['code-server', codeServer], ['chromium', browserPath]]) {
   if (!fs.existsSync(file)) fail(`no ${what} at ${file}; run scripts/install-vscode-test (and cargo build)`);
 }
+const wanted = process.argv.slice(2);
+const chosen = sessions.filter((s) => wanted.length === 0 || wanted.includes(s.name));
+if (chosen.length === 0) fail(`no session named ${wanted.join(', ')} (there are ${sessions.map((s) => s.name).join(', ')})`);
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-vscode-'));
-const root = path.join(tmp, 'project');
-fs.mkdirSync(path.join(root, '.git'), { recursive: true });
-fs.mkdirSync(path.join(root, 'src'));
-fs.writeFileSync(path.join(root, 'src/lock.rs'), 'fn main() {}\nlet guard = lock();\nrestart(guard);\n');
 fs.rmSync(artifacts, { recursive: true, force: true });
 fs.mkdirSync(artifacts, { recursive: true });
 const env = {
@@ -43,15 +48,9 @@ const env = {
   MNEMO_STORE: path.join(tmp, 'memory.db'),
   MNEMO_MODEL_DIR: path.join(tmp, 'no-model'),
   MNEMO_TEST_BINARY: binary,
-  MNEMO_TEST_ROOT: root,
   MNEMO_TEST_ARTIFACTS: artifacts,
 };
-const cli = (...args) => execFileSync(binary, args, { cwd: root, env, encoding: 'utf8' });
-cli('remember', '--kind', 'gotcha', '--priority', 'high', '--title', 'Release the lock before restarting',
-  '--body', 'Restarting with the lock held deadlocks the new daemon.', '--anchor', 'src/lock.rs:2-3');
-cli('remember', '--kind', 'finding', '--title', 'Index rebuild takes 40 s on the full corpus');
-cli('remember', '--kind', 'operational', '--title', 'The nightly build needs 8 GB of RAM');
-cli('export', '--enable');
+const cli = cliIn(binary, env);
 
 const userData = path.join(tmp, 'user-data');
 fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
@@ -60,12 +59,15 @@ fs.writeFileSync(path.join(userData, 'User/settings.json'), JSON.stringify({
   'security.workspace.trust.enabled': false,
   'workbench.startupEditor': 'none',
   'telemetry.telemetryLevel': 'off',
+  // code-server's default, made short: every pause in typing saves.
+  'files.autoSave': 'afterDelay',
+  'files.autoSaveDelay': 400,
 }));
 
 const port = 20000 + Math.floor(Math.random() * 20000);
 const server = spawn(codeServer, [
   '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--user-data-dir', userData,
-  '--extensions-dir', path.join(tmp, 'extensions'), '--disable-telemetry', '--disable-update-check', root,
+  '--extensions-dir', path.join(tmp, 'extensions'), '--disable-telemetry', '--disable-update-check',
 ], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
 let serverLog = '';
 server.stdout.on('data', (d) => { serverLog += d; });
@@ -92,16 +94,17 @@ async function ready() {
   throw new Error(`code-server did not start:\n${serverLog}`);
 }
 
-(async () => {
-  await ready();
-  const browser = await chromium.launch({ executablePath: browserPath, args: ['--no-sandbox', '--disable-gpu'] });
+/// One window: open it on the session's folder or workspace, run its suites.
+async function runSession(browser, session) {
+  const opened = session.setup(path.join(tmp, 'projects'), cli);
+  fs.writeFileSync(path.join(artifacts, 'session.json'), JSON.stringify({ name: session.name, suites: session.suites }));
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   let exited;
   const result = new Promise((resolve) => { exited = resolve; });
   await page.exposeFunction('codeAutomationExit', (code) => exited(code));
   page.on('console', (message) => {
     const text = message.text();
-    if (/passing|failing|✔|✓|\d+\) |Error|mnemo in VS Code|^\s+at /.test(text)) console.log(`[vscode] ${text}`);
+    if (/passing|failing|pending|✔|✓|\d+\) |Error|^\s+at |journey:/.test(text)) console.log(`[${session.name}] ${text.replace(/%c\s*INFO color: #\w+\s*/, '')}`);
   });
   // The extension host is code-server's (remote): the paths are vscode-remote URIs.
   const remote = (file) => `vscode-remote://127.0.0.1:${port}${file}`;
@@ -109,52 +112,33 @@ async function ready() {
     ['extensionDevelopmentPath', remote(extension)],
     ['extensionTestsPath', remote(path.join(extension, 'test/index.js'))],
   ];
-  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(root)}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
-  // What the suite asks of the browser, through files in the artifacts folder:
-  // NAME.request → a screenshot NAME.png; NAME.answer ({text, key}) → the
-  // input box that is open gets the text typed and the key pressed, then
-  // NAME.answered (or NAME.unanswered with the error).
-  async function serve(file) {
-    const name = file.replace(/\.(request|answer)$/, '');
-    const at = (suffix) => path.join(artifacts, `${name}${suffix}`);
-    if (file.endsWith('.request')) {
-      fs.rmSync(at('.request'));
-      await page.screenshot({ path: at('.png') });
-      console.log(`screenshot: target/vscode-test-artifacts/${name}.png`);
-      return;
-    }
-    try {
-      const answer = JSON.parse(fs.readFileSync(at('.answer'), 'utf8'));
-      fs.rmSync(at('.answer'));
-      const input = page.locator('.quick-input-widget .quick-input-box input');
-      await input.waitFor({ state: 'visible', timeout: 20000 });
-      await input.fill(answer.text);
-      await input.press(answer.key);
-      fs.writeFileSync(at('.answered'), '');
-    } catch (error) {
-      fs.writeFileSync(at('.unanswered'), String(error));
-    }
-  }
-  let serving = false;
-  const shots = setInterval(async () => {
-    if (serving) return;
-    serving = true;
-    try {
-      for (const file of fs.readdirSync(artifacts).filter((f) => /\.(request|answer)$/.test(f))) await serve(file);
-    } finally {
-      serving = false;
-    }
-  }, 200);
-  const timeout = new Promise((resolve) => setTimeout(() => resolve('timeout'), 240000));
+  const target = opened.workspace ? `workspace=${encodeURIComponent(opened.workspace)}` : `folder=${encodeURIComponent(opened.folder)}`;
+  await page.goto(`http://127.0.0.1:${port}/?${target}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
+  const stopServing = serve(page, artifacts);
+  const timeout = new Promise((resolve) => setTimeout(() => resolve('timeout'), SESSION_TIMEOUT_MS));
   const code = await Promise.race([result, timeout]);
-  clearInterval(shots);
+  stopServing();
   if (code === 'timeout') {
-    await page.screenshot({ path: path.join(artifacts, 'timeout.png') });
-    console.error(`vscode tests: no result within 240 s\n${serverLog.slice(-4000)}`);
+    await page.screenshot({ path: path.join(artifacts, `${session.name}-timeout.png`) });
+    console.error(`vscode tests: ${session.name}: no result within ${SESSION_TIMEOUT_MS / 1000} s\n${serverLog.slice(-4000)}`);
+  }
+  await page.close();
+  return code;
+}
+
+(async () => {
+  await ready();
+  const browser = await chromium.launch({ executablePath: browserPath, args: ['--no-sandbox', '--disable-gpu'] });
+  const failed = [];
+  for (const session of chosen) {
+    const started = Date.now();
+    const code = await runSession(browser, session);
+    console.log(`vscode tests: ${session.name} ${code === 0 ? 'passed' : `failed (${code})`} in ${Math.round((Date.now() - started) / 1000)} s`);
+    if (code !== 0) failed.push(session.name);
   }
   await browser.close();
-  console.log(code === 0 ? 'vscode tests: all passed' : `vscode tests: failed (${code})`);
-  stop(code === 0 ? 0 : 1);
+  console.log(failed.length === 0 ? 'vscode tests: all passed' : `vscode tests: failed: ${failed.join(', ')}`);
+  stop(failed.length === 0 ? 0 : 1);
 })().catch((error) => {
   console.error(error);
   stop(1);

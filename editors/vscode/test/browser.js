@@ -1,0 +1,59 @@
+// The browser side of the suite (Node, in the runner): what the tests in the
+// extension host ask the workbench page to do, as a person would — through
+// files in the artifacts folder. NAME.steps holds a JSON list of steps, run
+// in order on the page; then NAME.done, or NAME.failed with the error.
+// Steps: { screenshot } (a PNG kept as an artifact), { type, delay } (typed
+// at the keyboard focus), { press } (a key chord, like "Control+s"),
+// { wait } (ms), { answer, key } (typed into the open input box, then the
+// key), { click } (the button of that label in an open dialog or notification).
+const fs = require('node:fs');
+const path = require('node:path');
+
+async function run(page, artifacts, step) {
+  if (step.screenshot) {
+    await page.screenshot({ path: path.join(artifacts, `${step.screenshot}.png`) });
+    console.log(`screenshot: target/vscode-test-artifacts/${step.screenshot}.png`);
+  } else if (step.type !== undefined) {
+    await page.keyboard.type(step.type, { delay: step.delay ?? 20 });
+  } else if (step.press) {
+    await page.keyboard.press(step.press);
+  } else if (step.wait) {
+    await page.waitForTimeout(step.wait);
+  } else if (step.answer !== undefined) {
+    const input = page.locator('.quick-input-widget .quick-input-box input');
+    await input.waitFor({ state: 'visible', timeout: 20000 });
+    await input.fill(step.answer);
+    await input.press(step.key || 'Enter');
+  } else if (step.click) {
+    const button = page.locator('.monaco-dialog-box .monaco-button, .notifications-toasts .monaco-button', { hasText: step.click }).first();
+    await button.waitFor({ state: 'visible', timeout: 20000 });
+    await button.click();
+  } else {
+    throw new Error(`unknown step ${JSON.stringify(step)}`);
+  }
+}
+
+/// Serve the requests of one window until `stop()` is called.
+exports.serve = function serve(page, artifacts) {
+  let busy = false;
+  const timer = setInterval(async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      for (const file of fs.readdirSync(artifacts).filter((f) => f.endsWith('.steps'))) {
+        const at = (suffix) => path.join(artifacts, file.replace(/\.steps$/, suffix));
+        const steps = JSON.parse(fs.readFileSync(at('.steps'), 'utf8'));
+        fs.rmSync(at('.steps'));
+        try {
+          for (const step of steps) await run(page, artifacts, step);
+          fs.writeFileSync(at('.done'), '');
+        } catch (error) {
+          fs.writeFileSync(at('.failed'), String(error));
+        }
+      }
+    } finally {
+      busy = false;
+    }
+  }, 100);
+  return () => clearInterval(timer);
+};

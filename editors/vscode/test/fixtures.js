@@ -1,0 +1,107 @@
+// The projects each test session opens, built before its window opens
+// (Node, outside VS Code): git repositories with source files, notes
+// written through the CLI as an agent would, the mirror enabled. Each
+// session gets its own folder(s), so the journeys do not see each other's
+// notes; they share one store, as projects on one machine do.
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+function project(base, name, files = {}) {
+  const root = path.join(base, name);
+  fs.mkdirSync(path.join(root, '.git'), { recursive: true });
+  for (const [file, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    fs.writeFileSync(path.join(root, file), text);
+  }
+  return root;
+}
+
+const LOCK_RS = 'fn main() {}\nlet guard = lock();\nrestart(guard);\n';
+
+/// Every session: its name, its suite files (test/journeys), and `setup`
+/// returning what the window opens ({ folder } or { workspace }).
+exports.sessions = [
+  {
+    name: 'basics',
+    suites: ['basics.test.js'],
+    setup(base, cli) {
+      const root = project(base, 'basics', { 'src/lock.rs': LOCK_RS });
+      cli(root, 'remember', '--kind', 'gotcha', '--priority', 'high', '--title', 'Release the lock before restarting',
+        '--body', 'Restarting with the lock held deadlocks the new daemon.', '--anchor', 'src/lock.rs:2-3');
+      cli(root, 'remember', '--kind', 'finding', '--title', 'Index rebuild takes 40 s on the full corpus');
+      cli(root, 'remember', '--kind', 'operational', '--title', 'The nightly build needs 8 GB of RAM');
+      cli(root, 'remember', '--kind', 'decision', '--title', 'Store dates in UTC');
+      cli(root, 'export', '--enable');
+      return { folder: root };
+    },
+  },
+  {
+    name: 'autosave',
+    suites: ['autosave.test.js'],
+    setup(base, cli) {
+      const root = project(base, 'autosave');
+      cli(root, 'remember', '--kind', 'finding', '--title', 'The parser is quadratic on nested lists');
+      cli(root, 'export', '--enable');
+      return { folder: root };
+    },
+  },
+  {
+    name: 'conflicts',
+    suites: ['conflicts.test.js', 'unapplied.test.js'],
+    setup(base, cli) {
+      const root = project(base, 'conflicts');
+      for (const title of ['Mine wins here', 'Theirs wins here', 'Left unapplied', 'Edited from a file']) {
+        cli(root, 'remember', '--kind', 'gotcha', '--priority', 'medium', '--title', title);
+      }
+      cli(root, 'export', '--enable');
+      return { folder: root };
+    },
+  },
+  {
+    name: 'anchors',
+    suites: ['anchors.test.js'],
+    setup(base, cli) {
+      const root = project(base, 'anchors', {
+        'src/retry.py': 'import time\n\n\ndef retry(call):\n    for attempt in range(3):\n        time.sleep(2 ** attempt)\n        call()\n',
+      });
+      cli(root, 'remember', '--kind', 'gotcha', '--priority', 'high', '--title', 'Retries back off exponentially',
+        '--body', 'The third attempt waits 4 s; keep the timeout above 7 s.', '--anchor', 'src/retry.py:5-7');
+      cli(root, 'export', '--enable');
+      return { folder: root };
+    },
+  },
+  {
+    name: 'mirror-path',
+    suites: ['mirrorPath.test.js'],
+    setup(base, cli) {
+      const root = project(base, 'docs-mirror', {
+        '.mnemo/config.toml': '[memory_export]\nenabled = true\npath = "docs/MEMORY.md"\n',
+        'docs/README.md': '# docs\n',
+        'src/cache.rs': '// see #1 before touching the cache\nfn evict() {}\n',
+      });
+      cli(root, 'remember', '--kind', 'gotcha', '--title', 'The cache evicts on every config reload');
+      cli(root, 'remember', '--kind', 'finding', '--title', 'Cold start takes 3 s without the cache');
+      cli(root, 'export');
+      return { folder: root };
+    },
+  },
+  {
+    name: 'multi-root',
+    suites: ['multiRoot.test.js'],
+    setup(base, cli) {
+      const a = project(base, 'repo-a', { 'src/a.rs': 'fn alpha() {}\nlet a = 1;\nlet b = 2;\n' });
+      const b = project(base, 'repo-b', { 'src/b.rs': 'fn beta() {}\nlet c = 3;\nlet d = 4;\n' });
+      cli(a, 'remember', '--kind', 'gotcha', '--title', 'Alpha repo secret: the A schema is frozen', '--anchor', 'src/a.rs:2-3');
+      cli(b, 'remember', '--kind', 'gotcha', '--title', 'Beta repo rule: B builds with nightly', '--anchor', 'src/b.rs:2-3');
+      cli(a, 'export', '--enable');
+      cli(b, 'export', '--enable');
+      const workspace = path.join(base, 'two-repos.code-workspace');
+      fs.writeFileSync(workspace, JSON.stringify({ folders: [{ path: a }, { path: b }] }));
+      return { workspace };
+    },
+  },
+];
+
+/// The CLI as the runner uses it (`cli(cwd, ...args)`).
+exports.cliIn = (binary, env) => (cwd, ...args) => execFileSync(binary, args, { cwd, env, encoding: 'utf8' });
