@@ -8,12 +8,23 @@ local mnemo = require('mnemo')
 
 local M = {}
 
+--- Make the buffer read `text`, changing only the lines that differ, so the
+--- cursor, marks and folds stay on the entries they were on.
 local function set_text(bufnr, text)
   local lines = vim.split(text, '\n', { plain = true })
   if lines[#lines] == '' then
     table.remove(lines)
   end
-  vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, lines)
+  local old = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+  local hunks = vim.diff(table.concat(old, '\n') .. '\n', table.concat(lines, '\n') .. '\n', { result_type = 'indices' })
+  ---@cast hunks integer[][]
+  for i = #hunks, 1, -1 do
+    local start_old, count_old, start_new, count_new = unpack(hunks[i])
+    local replacement = vim.list_slice(lines, start_new, start_new + count_new - 1)
+    -- With nothing removed, start_old is the line the new ones go after.
+    local first = count_old == 0 and start_old or start_old - 1
+    vim.api.nvim_buf_set_lines(bufnr, first, first + count_old, false, replacement)
+  end
 end
 
 local function buffer_text(bufnr)

@@ -57,6 +57,9 @@ local titles = H.notes_by_title()
 check("A's edits land", titles['Release the lock before restarting the daemon'] and titles["A's new task"] and H.state(lock) == 'superseded', titles)
 check("A's buffer is saved", not vim.bo[a].modified)
 
+-- A reads on, the cursor on A's gotcha.
+vim.api.nvim_win_set_cursor(0, { H.line_of(a, 'Release the lock before restarting the daemon') + 1, 0 })
+
 -- B saves: B's own edits land, the shared entry is a conflict kept in B's buffer.
 on_b([[vim.cmd('write')]])
 titles = H.notes_by_title()
@@ -71,6 +74,8 @@ check("B sees the conflict marked", H.wait(10000, function() return b_buffer().c
 check("A's buffer is refreshed with B's edits", H.wait(15000, function()
   return H.has(a, 'Cache hit ratio is 0.93') and H.has(a, "B's new task")
 end), H.text(a))
+check("the refresh leaves A's cursor on the entry A was reading", vim.api.nvim_get_current_line():find('Release the lock before restarting the daemon', 1, true) ~= nil,
+  vim.api.nvim_get_current_line())
 check("A's buffer still unmodified, and A's own edits are there", not vim.bo[a].modified
   and H.has(a, 'Release the lock before restarting the daemon') and H.has(a, "A's new task"))
 
