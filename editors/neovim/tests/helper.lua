@@ -12,12 +12,18 @@ H.plugin = os.getenv('MNEMO_PLUGIN_DIR')
 H.root = H.tmp .. '/project'
 H.failures = 0
 
+--- One line of the report, on stdout whatever Neovim's messages do.
+function H.report(line)
+  io.stdout:write(line .. '\n')
+  io.stdout:flush()
+end
+
 function H.check(name, ok, detail)
   if ok then
-    print('ok   ' .. name)
+    H.report('ok   ' .. name)
   else
     H.failures = H.failures + 1
-    print('FAIL ' .. name .. (detail ~= nil and (': ' .. vim.inspect(detail)) or ''))
+    H.report('FAIL ' .. name .. (detail ~= nil and (': ' .. vim.inspect(detail)) or ''))
   end
   return ok
 end
@@ -132,6 +138,30 @@ function H.line_of(bufnr, pattern)
   end
 end
 
+--- What is on the screen now (headless Neovim keeps its grid): one string
+--- a row, after a redraw.
+function H.screen()
+  vim.cmd('redraw!')
+  local rows = {}
+  for row = 1, vim.o.lines do
+    local cells = {}
+    for col = 1, vim.o.columns do
+      table.insert(cells, vim.fn.screenstring(row, col))
+    end
+    rows[row] = table.concat(cells)
+  end
+  return rows
+end
+
+--- The screen row (1-based) showing `needle` (plain text), or nil.
+function H.screen_row(needle)
+  for row, text in ipairs(H.screen()) do
+    if text:find(needle, 1, true) then
+      return row, text
+    end
+  end
+end
+
 --- The diagnostics of a buffer whose message or code matches `pattern`.
 function H.diagnostics(bufnr, pattern)
   return vim.tbl_filter(function(d)
@@ -195,7 +225,7 @@ end
 vim.api.nvim_create_autocmd('VimLeavePre', {
   callback = function()
     if not H.finished then
-      print('FAIL the journey ended early: Neovim quit')
+      H.report('FAIL the journey ended early: Neovim quit')
       os.exit(1)
     end
   end,
@@ -208,10 +238,10 @@ function H.finish()
     c:stop(true)
   end
   if H.failures > 0 then
-    print(H.failures .. ' failed')
+    H.report(H.failures .. ' failed')
     os.exit(1)
   end
-  print('all passed')
+  H.report('all passed')
   os.exit(0)
 end
 

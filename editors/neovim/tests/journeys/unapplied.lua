@@ -46,6 +46,16 @@ local function marked()
   return on_bad and on_conflict
 end
 check('both are marked with error diagnostics on their lines', H.wait(10000, marked), vim.diagnostic.get(memory))
+local function on_screen()
+  local _, bad = H.screen_row('- urgent · Typed with a bad priority')
+  local _, conflict = H.screen_row('high · Release the lock before restarting')
+  local modified = false
+  for _, row in ipairs(H.screen()) do
+    modified = modified or (row:find('MEMORY.md', 1, true) ~= nil and row:find('[+]', 1, true) ~= nil)
+  end
+  return bad and bad:match('^E ') and conflict and conflict:match('^E ') and modified
+end
+check('on screen: both lines with an E sign, and the status line says [+]', H.wait(5000, on_screen), H.screen())
 
 -- :q refuses: E37.
 local ok, err = pcall(vim.cmd, 'quit')
@@ -76,6 +86,7 @@ end), vim.diagnostic.get(memory))
 check('three agent writes later the typed text is still there, as typed', H.text(memory) == typed)
 check('still modified', vim.bo[memory].modified)
 check('still marked as not applied', H.wait(10000, marked), vim.diagnostic.get(memory))
+check('still on screen as typed, marked, [+]', H.wait(5000, on_screen), H.screen())
 check('the store has the agent notes and not the malformed one', H.json({ 'store', 'stats' }).stats.epoch >= epoch_before + 3
   and H.notes_by_title()['Agent finding 3'] ~= nil and H.notes_by_title()['Typed with a bad priority'] == nil)
 check('the conflict was not applied: the agent\'s stale flag stands', H.state(lock) == 'stale_flagged')
