@@ -15,6 +15,7 @@ mod import_vectr;
 mod isolation;
 mod load;
 pub(crate) mod lsp;
+mod lsp_editing;
 pub(crate) mod mcp;
 mod mirror;
 mod recall;

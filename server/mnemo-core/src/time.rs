@@ -64,13 +64,14 @@ impl Timestamp {
         Some(Timestamp(day.0 + h * 3600 + m * 60 + s))
     }
 
-    /// The age of `self` seen from `now`, compact: `now`, `5m`, `3h`, `12d`, `4mo`, `2y`.
+    /// The age of `self` seen from `now`, compact: `now`, `5min`, `3h`, `12d`, `4mo`, `2y`
+    /// (minutes are `min`, so they never read like months).
     pub fn age(self, now: Timestamp) -> String {
         let secs = (now.0 - self.0).max(0);
         let days = secs / SECONDS_PER_DAY;
         match secs {
             s if s < 60 => "now".to_string(),
-            s if s < 3600 => format!("{}m", s / 60),
+            s if s < 3600 => format!("{}min", s / 60),
             s if s < SECONDS_PER_DAY => format!("{}h", s / 3600),
             _ if days < 60 => format!("{days}d"),
             _ if days < 365 => format!("{}mo", days / 30),
@@ -209,8 +210,8 @@ mod tests {
         let cases = [
             (0, "now"),
             (59, "now"),
-            (60, "1m"),
-            (3599, "59m"),
+            (60, "1min"),
+            (3599, "59min"),
             (3600, "1h"),
             (86_399, "23h"),
             (86_400, "1d"),

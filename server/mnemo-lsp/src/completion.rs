@@ -1,6 +1,8 @@
 //! Completion of note references: after `#`, the workspace's live notes,
 //! newest first, labelled with id, title and kind, the body as documentation.
-//! Inlay hints after an entry's `[#id]` in memory documents: provenance and age.
+//! At the start of a new entry in a checkout, its priority with the `·`
+//! separator. Inlay hints after an entry's `[#id]` in memory documents:
+//! provenance and age.
 
 use mnemo_core::{NoteView, Status, Timestamp};
 use tower_lsp_server::ls_types::{
@@ -14,6 +16,32 @@ use crate::to_proto::utf16_column;
 pub fn typing_reference(before_cursor: &str) -> bool {
     let digits = before_cursor.trim_end_matches(|c: char| c.is_ascii_digit());
     digits.ends_with('#')
+}
+
+/// Whether a new entry's priority is being typed: `- `, `- h`, `- med` at
+/// the start of a line of a checkout.
+pub fn typing_priority(before_cursor: &str) -> bool {
+    before_cursor
+        .strip_prefix("- ")
+        .is_some_and(|word| word.chars().all(|c| c.is_ascii_lowercase()) && word.len() < "medium".len())
+}
+
+/// `high · `, `medium · `, `low · `: the start of a new entry, with the
+/// separator a keyboard cannot easily type.
+pub fn priority_items() -> Vec<CompletionItem> {
+    ["high", "medium", "low"]
+        .iter()
+        .enumerate()
+        .map(|(rank, priority)| CompletionItem {
+            label: format!("{priority} · "),
+            kind: Some(CompletionItemKind::KEYWORD),
+            detail: Some("a new note: `- <priority> · <title>`".into()),
+            insert_text: Some(format!("{priority} · ")),
+            filter_text: Some(priority.to_string()),
+            sort_text: Some(format!("{rank}")),
+            ..CompletionItem::default()
+        })
+        .collect()
 }
 
 pub fn completion_items(views: &[NoteView]) -> Vec<CompletionItem> {

@@ -39,9 +39,10 @@ pub struct Document {
 
 impl Document {
     fn new(uri: &Uri, text: &str, version: i32) -> Document {
-        let kind = if uri.scheme().as_str() == "memory" || text.starts_with("<!-- mnemo checkout") {
+        let head = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let kind = if crate::uris::is_memory(uri.as_str()) || head.starts_with("<!-- mnemo checkout") {
             DocumentKind::Checkout
-        } else if text.starts_with(MIRROR_HEADER) || text.starts_with("<!-- mnemo mirror") {
+        } else if head.starts_with(MIRROR_HEADER) || head.starts_with("<!-- mnemo mirror") {
             DocumentKind::Mirror
         } else {
             DocumentKind::Source

@@ -15,7 +15,7 @@ use tower_lsp_server::{Client, LanguageServer, LspService, Server};
 
 use crate::actions::{COMMANDS, actions_for, conflict_actions, parse_command};
 use crate::anchors::{DriftSnapshot, anchors_at, code_lenses, relative_path, source_actions};
-use crate::completion::{completion_items, inlay_hints, typing_reference};
+use crate::completion::{completion_items, inlay_hints, priority_items, typing_priority, typing_reference};
 use crate::documents::DocumentKind;
 use crate::documents::{Document, DocumentEvent, Previewer, Snapshot, spawn_owner};
 use crate::ext::{CheckoutParams, CheckoutResult, MirrorParams, MirrorResult, checkout_uri};
@@ -463,7 +463,11 @@ impl LanguageServer for Backend {
         }
         let start = doc.text.line_to_char(line);
         let cursor = char_index(&doc.text, position.position);
-        if !typing_reference(&doc.text.slice(start..cursor).to_string()) {
+        let before = doc.text.slice(start..cursor).to_string();
+        if doc.kind == DocumentKind::Checkout && typing_priority(&before) {
+            return Ok(Some(CompletionResponse::Array(priority_items())));
+        }
+        if !typing_reference(&before) {
             return Ok(None);
         }
         let scope = Scope::Workspace(self.workspace().id);

@@ -70,6 +70,8 @@ pub(crate) const UNEXPECTED_TEXT: &str =
 
 /// Parse a checkout. Line endings may be LF or CRLF.
 pub fn parse_checkout(text: &str) -> ParsedCheckout {
+    // Some editors save a UTF-8 byte order mark; it is no part of the header.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let lines: Vec<&str> = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
     let mut out = ParsedCheckout::default();
     let header = lines.first().copied().unwrap_or("");
@@ -201,13 +203,30 @@ fn parse_entry(rest: &str, section: Option<Kind>) -> Result<EntryLine, String> {
             let (date, after) =
                 after.split_once(" · ").ok_or("expected `<date> · <priority> · <title>` after the id")?;
             if Timestamp::from_date(date).is_none() {
-                return Err(format!("'{date}' is not a date (YYYY-MM-DD)"));
+                let hint = if date.parse::<Priority>().is_ok() {
+                    "the date is missing: an entry with an id reads `- [#id] YYYY-MM-DD · priority · title` (the note's creation date, as the checkout shows it); a new note has no id: `- high · title`".to_string()
+                } else {
+                    format!(
+                        "'{date}' is not a date (YYYY-MM-DD); an entry with an id reads `- [#id] YYYY-MM-DD · priority · title`"
+                    )
+                };
+                return Err(hint);
             }
             (Some(id), Some(date.to_string()), after)
         }
         None => (None, None, rest),
     };
-    let (priority, after) = rest.split_once(" · ").ok_or("expected `<priority> · <title>`")?;
+    let is_priority = |(priority, _): &(&str, &str)| priority.parse::<Priority>().is_ok();
+    let (priority, after) = match (id, rest.split_once(" · ")) {
+        (Some(_), Some(split)) => split,
+        (Some(_), None) => return Err("expected `<priority> · <title>` after the date".into()),
+        // A new entry may be typed with ASCII: `- high - A new title`.
+        (None, dotted) => dotted
+            .filter(is_priority)
+            .or_else(|| rest.split_once(" - ").filter(is_priority))
+            .or(dotted)
+            .ok_or("expected `<priority> · <title>` (or, typed by hand, `<priority> - <title>`), e.g. `- high · Release the lock first`")?,
+    };
     let priority: Priority = priority.parse().map_err(|e: crate::model::ParseEnumError| e.to_string())?;
     let (marker, title) = match split_marker(after) {
         Some((marker, title)) => (Some(marker?), title),

@@ -224,7 +224,7 @@ stray text
     expect![[r#"
         1: Error: line 1 must be the checkout header `<!-- mnemo checkout · workspace <path> · epoch <N> -->`; restore it from a fresh checkout
         9: Error: '#x' is not a note id
-        11: Error: '2026-13-02' is not a date (YYYY-MM-DD)
+        11: Error: '2026-13-02' is not a date (YYYY-MM-DD); an entry with an id reads `- [#id] YYYY-MM-DD · priority · title`
         13: Error: unknown priority 'urgent'; expected one of: high, medium, low
         15: Error: REVOKED needs a reason in parentheses: `REVOKED (why) · no reason given`
         18: Warning: body lines are indented by exactly two spaces
@@ -444,4 +444,21 @@ proptest! {
         let _ = parse_checkout(&lines.join("\n"));
         let _ = parse_checkout(&format!("<!-- mnemo checkout · workspace /w · epoch 1 -->\n# Memory · w\n\n## Tasks\n\n{}", lines.join("\n")));
     }
+}
+
+#[test]
+fn a_person_can_type_what_a_keyboard_has_and_is_told_what_is_missing() {
+    let head = "<!-- mnemo checkout · workspace /w · epoch 1 -->\n# Memory · w\n\n## Tasks\n\n";
+    // A new entry with an ASCII separator; a title may still hold ` · `.
+    let ascii = parse_checkout(&format!("{head}- high - Typed with ASCII\n\n- low - A · b\n"));
+    let titles: Vec<(Priority, &str)> =
+        ascii.entries.iter().map(|e| (e.entry.priority, e.entry.title.as_str())).collect();
+    assert_eq!(titles, [(Priority::High, "Typed with ASCII"), (Priority::Low, "A · b")]);
+    assert!(ascii.diagnostics.is_empty(), "{:?}", ascii.diagnostics);
+    // An id without its date says so, instead of "'high' is not a date".
+    let no_date = parse_checkout(&format!("{head}- [#999] high · Forgot the date\n"));
+    assert!(no_date.diagnostics[0].message.starts_with("the date is missing"), "{:?}", no_date.diagnostics);
+    // A byte order mark before the header is no part of it.
+    let bom = parse_checkout(&format!("\u{feff}{head}- low · After a BOM\n"));
+    assert_eq!((bom.epoch, bom.entries.len()), (Some(1), 1), "{:?}", bom.diagnostics);
 }

@@ -17,7 +17,9 @@ fn describe(check: &AnchorCheck) -> String {
     match &check.drift {
         Drift::Fresh => format!("{place} fresh"),
         Drift::Moved { start_line, end_line } => {
-            format!("{place} moved to lines {start_line}-{end_line} (unchanged text; re-anchor the note to follow it)")
+            format!(
+                "{place} moved to lines {start_line}-{end_line} (unchanged text; to follow it, edit the anchor line of the note to {start_line}-{end_line} in `mnemo edit`, or use \"Re-anchor\" on those lines in the editor)"
+            )
         }
         Drift::Drifted { .. } => format!("{place} drifted: the lines changed since {}", check.since),
         Drift::Missing => format!("{place} missing: {} is gone (deleted or renamed)", a.path),
