@@ -17,6 +17,8 @@ import { openDocument } from './uris';
 
 let clients: Clients | undefined;
 
+const ENTRY_ACTIONS = vscode.CodeActionKind.Refactor.append('mnemo');
+
 /// The arguments of a server command once the person gave what it needs (a
 /// reason, a confirmation); undefined when they declined.
 async function completeArguments(command: string, args: any[]): Promise<any[] | undefined> {
@@ -76,6 +78,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       const result = await next(command, completed);
       void status.refresh();
       return result;
+    },
+    // The actions on an entry (revoke, supersede, …: `refactor.mnemo`) are
+    // offered when asked for (Ctrl+., the Refactor menu), not as a lightbulb
+    // on every entry the cursor passes; quick fixes (conflicts, drift) keep it.
+    provideCodeActions: async (document, range, context, token, next) => {
+      const actions = await next(document, range, context, token);
+      if (!actions || context.triggerKind !== vscode.CodeActionTriggerKind.Automatic) {
+        return actions;
+      }
+      return actions.filter((a) => !(a instanceof vscode.CodeAction && a.kind && ENTRY_ACTIONS.contains(a.kind)));
     },
   };
   clients = new Clients(server, middleware, (params) => memory.refreshed(params));

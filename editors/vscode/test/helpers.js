@@ -70,12 +70,15 @@ const idOf = (root, title) => {
   return found[0].id;
 };
 
-/// Put the cursor at the end of the line holding `text`.
-function cursorAtEndOf(editor, text) {
+/// Put the cursor at the end of the line holding `text`, with the keyboard
+/// focus in that editor (the command after the selection returns once the
+/// workbench has applied both, so the browser types there).
+async function cursorAtEndOf(editor, text) {
   const line = lineWith(editor.document, text);
   if (line < 0) throw new Error(`no line with ${text} in\n${editor.document.getText()}`);
   const end = editor.document.lineAt(line).range.end;
   editor.selection = new vscode.Selection(end, end);
+  await vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup');
   return line;
 }
 

@@ -92,7 +92,7 @@ describe('journey: basics', function () {
     const events = h.eventsIn(root).length;
 
     const { doc, editor } = await h.openMemory();
-    h.cursorAtEndOf(editor, 'Store dates in UTC');
+    await h.cursorAtEndOf(editor, 'Store dates in UTC');
     await h.browser([{ type: ' and show them in local time' }, { press: 'Control+s' }]);
     const successor = await h.until('the supersession', () =>
       h.notesIn(root).find((n) => n.title === 'Store dates in UTC and show them in local time'));
