@@ -73,8 +73,8 @@ end
 --- Whether a buffer holds a mnemo document on disk: a mirror (whatever its
 --- configured name) or a checkout kept in a file (`mnemo checkout --out F`).
 function M.is_memory_file(bufnr)
-  return first_line(bufnr):match('^<!%-%- mnemo mirror') ~= nil
-    or first_line(bufnr):match('^<!%-%- mnemo checkout') ~= nil
+  local header = first_line(bufnr)
+  return header:match('^<!%-%- mnemo mirror') ~= nil or header:match('^<!%-%- mnemo checkout') ~= nil
 end
 
 --- `root_dir` for vim.lsp.config: memory buffers always; a mirror or a
