@@ -111,6 +111,25 @@ vim.cmd('Mnemo discard')
 check(':Mnemo discard gives a fresh checkout', not vim.bo[memory].modified and not H.has(memory, 'Another bad one')
   and H.has(memory, 'Agent finding 3'))
 check(':Mnemo discard says so', H.said_since(from, 'discarded') ~= nil)
+-- A server that does not send `unapplied`: the error diagnostics of the result count.
+local mnemo = require('mnemo')
+local request = mnemo.request
+mnemo.request = function(...)
+  local result = request(...)
+  if type(result) == 'table' then
+    result.unapplied = nil
+  end
+  return result
+end
+H.edit(memory, function(text)
+  return (text:gsub('## Tasks\n', '## Tasks\n\n- whenever · Without the count\n', 1))
+end)
+vim.cmd('write')
+mnemo.request = request
+check('without `unapplied`, error diagnostics keep the buffer modified', vim.bo[memory].modified
+  and vim.b[memory].mnemo_unapplied == 1 and H.has(memory, 'whenever · Without the count'), vim.b[memory].mnemo_unapplied)
+vim.cmd('Mnemo discard')
+
 -- (:q itself would now end this Neovim: the buffer is no longer changed.)
 check(':q would now quit: nothing unsaved in any buffer', vim.fn.getbufinfo({ bufmodified = 1 })[1] == nil,
   vim.fn.getbufinfo({ bufmodified = 1 }))
