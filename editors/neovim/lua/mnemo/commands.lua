@@ -38,7 +38,7 @@ end
 
 M.subcommands = {
   edit = function()
-    vim.cmd.edit(vim.fn.fnameescape('memory://' .. mnemo.workspace() .. '/MEMORY.md'))
+    vim.cmd.edit(vim.fn.fnameescape(mnemo.memory_name(mnemo.workspace())))
   end,
   discard = function()
     require('mnemo.memory').discard(vim.api.nvim_get_current_buf())

@@ -44,9 +44,32 @@ end
 M.markers = { '.mnemo', 'MEMORY.md', '.git' }
 local markers = M.markers
 
---- The workspace of a `memory://<workspace>/MEMORY.md` name, or nil.
+--- A path percent-encoded as the server spells `memory:` URIs: everything
+--- but unreserved characters, sub-delims, `:`, `@` and `/`, in upper-case hex.
+local function encode_path(path)
+  return (path:gsub("[^A-Za-z0-9%-._~!$&'()*+,;=:@/]", function(c)
+    return ('%%%02X'):format(c:byte())
+  end))
+end
+
+--- The memory document of a workspace: `memory:///<path>/MEMORY.md`, the
+--- path percent-encoded. It is both the buffer's name and its URI, spelled
+--- as the server spells it, so diagnostics and refreshes find the buffer.
+function M.memory_name(root)
+  return 'memory://' .. encode_path(root) .. '/MEMORY.md'
+end
+
+--- The canonical spelling of a `memory:` URI (memory:/p, memory:///p, any
+--- percent-encoding), or nil for another scheme.
+function M.canonical_memory_uri(uri)
+  local path = uri:match('^[mM][eE][mM][oO][rR][yY]:/*([^?#]*)')
+  return path and ('memory:///' .. encode_path(vim.uri_decode(path)))
+end
+
+--- The workspace (a decoded path) of a `memory://<workspace>/MEMORY.md` name, or nil.
 function M.memory_root(name)
-  return name:match('^memory://(.*)/MEMORY%.md$')
+  local root = name:match('^memory://(.*)/MEMORY%.md$')
+  return root and vim.uri_decode(root)
 end
 
 --- The workspace commands act on: the current memory buffer's, else the

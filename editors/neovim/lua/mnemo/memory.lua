@@ -32,15 +32,12 @@ local function buffer_text(bufnr)
 end
 
 --- The loaded memory buffer of a `memory:` URI (any spelling: memory:/p,
---- memory:///p), or nil.
-function M.buffer(uri)
-  local path = uri:match('^memory:/*(/.*)$')
-  if not path then
-    return nil
-  end
-  local name = 'memory://' .. vim.uri_decode(path)
+--- memory:///p, percent-encoded or not) other than `except`, or nil.
+function M.buffer(uri, except)
+  local wanted = mnemo.canonical_memory_uri(uri)
   for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.api.nvim_buf_is_loaded(bufnr) and vim.api.nvim_buf_get_name(bufnr) == name then
+    local name = vim.api.nvim_buf_get_name(bufnr)
+    if wanted and bufnr ~= except and vim.api.nvim_buf_is_loaded(bufnr) and mnemo.canonical_memory_uri(name) == wanted then
       return bufnr
     end
   end
@@ -53,6 +50,21 @@ function M.read(bufnr)
   local root = mnemo.memory_root(name)
   if not root then
     return vim.notify('mnemo: a memory buffer is named memory://<workspace>/MEMORY.md', vim.log.levels.ERROR)
+  end
+  if name ~= mnemo.memory_name(root) then
+    -- Typed with another spelling (`:e memory:///my proj/MEMORY.md`): take the
+    -- server's, or its diagnostics and refreshes would go to another buffer.
+    local open = M.buffer(name, bufnr)
+    if open then
+      -- That memory is open already: show its buffer instead of this one.
+      return vim.schedule(function()
+        for _, win in ipairs(vim.fn.win_findbuf(bufnr)) do
+          vim.api.nvim_win_set_buf(win, open)
+        end
+        pcall(vim.api.nvim_buf_delete, bufnr, { force = true })
+      end)
+    end
+    vim.api.nvim_buf_set_name(bufnr, mnemo.memory_name(root))
   end
   local client = mnemo.client(root)
   local result = mnemo.request(client, 'memory/checkout', { workspace = root }, bufnr)
