@@ -1,8 +1,11 @@
---- Code lens and inlay hints, on by default on every buffer the mnemo client
---- attaches to: inlay hints (provenance · age after each entry's id) on
---- memory buffers and mirrors, code lenses ("1 note: #12") over anchored
---- lines of source files. `vim.g.mnemo.inlay_hints = false` or
---- `code_lens = false` turns either off (read when a buffer attaches).
+--- Code lens and inlay hints, on by default where mnemo has them: inlay
+--- hints (provenance · age after each entry's id) on memory buffers, mirrors
+--- and checkout files; code lenses ("1 note: #12") over anchored lines of
+--- source files. Only the mnemo client is asked, so other language servers'
+--- hints and lenses stay as the person set them. `vim.g.mnemo.inlay_hints =
+--- false` or `code_lens = false` turns either off (read when a buffer attaches).
+local mnemo = require('mnemo')
+
 local M = {}
 
 local group = vim.api.nvim_create_augroup('mnemo.display', { clear = true })
@@ -11,24 +14,39 @@ local function client_of(bufnr)
   return vim.lsp.get_clients({ bufnr = bufnr, name = 'mnemo' })[1]
 end
 
---- Refresh the code lenses of a buffer the mnemo client is attached to.
+--- Whether a buffer shows the memory itself (memory://, a mirror, a checkout file).
+local function is_memory(bufnr)
+  return mnemo.memory_root(vim.api.nvim_buf_get_name(bufnr)) ~= nil or mnemo.is_memory_file(bufnr)
+end
+
+--- Fetch and show the mnemo client's code lenses of a source buffer.
 function M.refresh(bufnr)
-  if require('mnemo').options().code_lens == false or not vim.api.nvim_buf_is_loaded(bufnr) then
+  if mnemo.options().code_lens == false or not vim.api.nvim_buf_is_loaded(bufnr) or is_memory(bufnr) then
     return
   end
   local client = client_of(bufnr)
-  if client and client:supports_method('textDocument/codeLens') then
-    vim.lsp.codelens.refresh({ bufnr = bufnr })
+  if not client or not client:supports_method('textDocument/codeLens') then
+    return
   end
+  local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) } }
+  client:request('textDocument/codeLens', params, function(err, result, ctx)
+    if vim.api.nvim_buf_is_loaded(bufnr) then
+      vim.lsp.codelens.on_codelens(err, result or {}, ctx)
+    end
+  end, bufnr)
 end
 
---- LspAttach of the mnemo client (plugin/mnemo.lua): hints on, lenses fetched now and kept
---- current when the buffer is entered, left insert mode, is written, or its
---- diagnostics change (the server republishes them when anchors drift).
+--- LspAttach of the mnemo client (plugin/mnemo.lua): hints on for memory
+--- buffers; lenses of source buffers fetched now and kept current when the
+--- buffer is entered, left insert mode, is written, or its diagnostics
+--- change (the server republishes them when anchors drift).
 function M.on_attach(bufnr, client)
-  local options = require('mnemo').options()
-  if options.inlay_hints ~= false and client:supports_method('textDocument/inlayHint') then
-    vim.lsp.inlay_hint.enable(true, { bufnr = bufnr })
+  local options = mnemo.options()
+  if is_memory(bufnr) then
+    if options.inlay_hints ~= false and client:supports_method('textDocument/inlayHint') then
+      vim.lsp.inlay_hint.enable(true, { bufnr = bufnr })
+    end
+    return
   end
   if options.code_lens == false then
     return

@@ -8,7 +8,8 @@ local check = H.check
 local root = H.workspace()
 local id = H.remember({ '--kind', 'gotcha', '--title', 'Release the lock before restarting', '--anchor', 'src/lock.rs:2-3' })
 H.cli({ 'export', '--enable' })
-vim.fn.writefile({ 'fn other() {}' }, root .. '/src/other.rs')
+vim.fn.writefile({ 'fn other() {}', 'other();' }, root .. '/src/other.rs')
+H.remember({ '--kind', 'finding', '--title', 'Other is called once', '--anchor', 'src/other.rs:1-2' })
 H.start({ binary = H.binary, debounce_ms = 20 })
 
 -- The memory buffer: inlay hints on, and fetched.
@@ -52,6 +53,8 @@ check('a code lens "1 note: #N" is on the anchored lines', H.wait(10000, functio
   local l = lenses(source)[1]
   return l and l.line == 1 and l.title == ('1 note: #%d'):format(id)
 end), lenses(source))
+check('inlay hints are not switched on for source files (other servers\' hints stay as they were)',
+  not vim.lsp.inlay_hint.is_enabled({ bufnr = source }))
 check('the lens is on screen, on the row of the anchored line', H.wait(5000, function()
   local _, row = H.screen_row('let guard = lock();')
   return row and row:find(('1 note: #%d'):format(id), 1, true) ~= nil
@@ -68,18 +71,15 @@ end), { vim.api.nvim_buf_get_name(0), vim.api.nvim_win_get_cursor(0) })
 local mirror = vim.api.nvim_get_current_buf()
 check('the mirror gets inlay hints too', H.wait(10000, function() return #hints(mirror) > 0 end), hints(mirror))
 
--- Options off: a buffer attached afterwards gets neither.
+-- Options off: a memory buffer and an anchored file attached afterwards get neither.
 vim.g.mnemo = { binary = H.binary, debounce_ms = 20, code_lens = false, inlay_hints = false }
 vim.cmd.edit(root .. '/src/other.rs')
 local other = vim.api.nvim_get_current_buf()
 H.client(other)
-H.wait(500, function() return false end)
-check('inlay_hints = false leaves hints off', not vim.lsp.inlay_hint.is_enabled({ bufnr = other }))
-local refreshed = false
-local refresh = vim.lsp.codelens.refresh
-vim.lsp.codelens.refresh = function(...) refreshed = true; return refresh(...) end
-vim.cmd('doautocmd BufEnter')
-vim.lsp.codelens.refresh = refresh
-check('code_lens = false: no lens request on BufEnter', not refreshed)
+H.wait(1500, function() return #vim.lsp.codelens.get(other) > 0 end)
+check('code_lens = false: no lens on an anchored file', #vim.lsp.codelens.get(other) == 0, vim.lsp.codelens.get(other))
+vim.cmd('bwipeout! ' .. memory)
+memory = H.open_memory()
+check('inlay_hints = false: hints stay off on the memory buffer', not vim.lsp.inlay_hint.is_enabled({ bufnr = memory }))
 
 H.finish()
