@@ -109,12 +109,15 @@ export function registerCommands(
     const target = memoryDocument(uri);
     const open = openDocument(target);
     if (memory.hasDraft(target) || open?.isDirty) {
-      const sure = await vscode.window.showWarningMessage(
-        'Discard what this memory document holds that the store does not (typed, autosaved or not applied) and show the store as it is now?',
-        { modal: true },
-        'Revert to Store',
+      // A quick pick, not a modal dialog: it names what is lost, and Escape keeps it.
+      const sure = await vscode.window.showQuickPick(
+        [
+          { label: 'Revert to Store', detail: 'Discard what this document holds that the store does not (typed, autosaved or not applied) and show the store as it is now' },
+          { label: 'Keep the draft', detail: 'Change nothing' },
+        ],
+        { title: 'mnemo: discard the memory draft?' },
       );
-      if (sure !== 'Revert to Store') {
+      if (sure?.label !== 'Revert to Store') {
         return;
       }
     }

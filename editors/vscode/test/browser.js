@@ -5,7 +5,9 @@
 // Steps: { screenshot } (a PNG kept as an artifact), { type, delay } (typed
 // at the keyboard focus), { press } (a key chord, like "Control+s"),
 // { wait } (ms), { answer, key } (typed into the open input box, then the
-// key), { click } (the button of that label in an open dialog or notification).
+// key), { click, in } (the element showing that text among those `in`
+// selects; by default the buttons of an open dialog or notification),
+// { choose } (the item of an open menu, by the arrow keys and Enter).
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -25,9 +27,20 @@ async function run(page, artifacts, step) {
     await input.fill(step.answer);
     await input.press(step.key || 'Enter');
   } else if (step.click) {
-    const button = page.locator('.monaco-dialog-box .monaco-button, .notifications-toasts .monaco-button', { hasText: step.click }).first();
+    const within = step.in || '.monaco-dialog-box .monaco-button, .notifications-toasts .monaco-button';
+    const button = page.locator(within, { hasText: step.click }).first();
     await button.waitFor({ state: 'visible', timeout: 20000 });
     await button.click();
+  } else if (step.choose) {
+    // A menu (the code action widget, a quick pick) chosen from by the keyboard.
+    const focused = page.locator('.action-widget .monaco-list-row.focused, .quick-input-list .monaco-list-row.focused');
+    await focused.first().waitFor({ state: 'visible', timeout: 20000 });
+    for (let i = 0; i < 20 && !(await focused.first().innerText()).includes(step.choose); i++) {
+      await page.keyboard.press('ArrowDown');
+      await page.waitForTimeout(50);
+    }
+    if (!(await focused.first().innerText()).includes(step.choose)) throw new Error(`no menu item ${step.choose}`);
+    await page.keyboard.press('Enter');
   } else {
     throw new Error(`unknown step ${JSON.stringify(step)}`);
   }
