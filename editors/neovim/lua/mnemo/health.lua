@@ -1,5 +1,6 @@
---- :checkhealth mnemo — the binary and its version, the store, the model and
---- the ranking mode recall runs in.
+--- :checkhealth mnemo — the binary and its version, whether the server is
+--- enabled, lenses and hints, the store, the model and the ranking mode
+--- recall runs in.
 local M = {}
 
 function M.check()
@@ -21,6 +22,19 @@ function M.check()
   if vim.fn.has('nvim-0.11') ~= 1 then
     vim.health.error('Neovim 0.11 or newer is needed (vim.lsp.config)')
   end
+  local enabled = vim.lsp.is_enabled and vim.lsp.is_enabled('mnemo') or (vim.lsp._enabled_configs or {}).mnemo ~= nil
+  if enabled then
+    vim.health.ok("the language server is enabled (vim.lsp.enable('mnemo'))")
+  else
+    vim.health.warn('the language server is not enabled: memory buffers work, but no diagnostics, hover or lenses', {
+      "Add vim.lsp.enable('mnemo') to your config",
+    })
+  end
+  local o = mnemo.options()
+  local function on(value)
+    return value == false and 'off' or 'on'
+  end
+  vim.health.info(('code lens %s, inlay hints %s (vim.g.mnemo.code_lens, .inlay_hints)'):format(on(o.code_lens), on(o.inlay_hints)))
   local cwd = mnemo.workspace()
   -- `store stats` reports the store and the ranking recall runs in.
   local stats = mnemo.run_cli({ '--json', 'store', 'stats' })

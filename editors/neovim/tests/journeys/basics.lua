@@ -89,6 +89,8 @@ check('the mirror on disk has the new note', table.concat(vim.fn.readfile(root .
 vim.cmd('checkhealth mnemo')
 local health = H.text(0)
 check(':checkhealth mnemo runs without errors', health:find('OK', 1, true) ~= nil and health:find('ERROR', 1, true) == nil, health)
+check(':checkhealth mnemo says the server is enabled and lenses and hints are on', health:find('the language server is enabled', 1, true) ~= nil
+  and health:find('code lens on, inlay hints on', 1, true) ~= nil, health)
 check(':checkhealth mnemo reads the store and the ranking', health:find('store: %d+ notes, epoch %d+') ~= nil
   and health:find('recall runs', 1, true) ~= nil, health)
 
