@@ -48,6 +48,8 @@ end
 -- The code moves: two lines inserted above, :w.
 vim.api.nvim_buf_set_lines(source, 0, 0, false, { '// Restart logic.', 'use std::sync::Mutex;' })
 vim.cmd('write')
+check('the file on disk has the moved code', vim.deep_equal(vim.fn.readfile(root .. '/src/lock.rs'),
+  { '// Restart logic.', 'use std::sync::Mutex;', 'fn main() {}', 'let guard = lock();', 'restart(guard);' }))
 check('after the code moved, the lens follows it (line 4)', H.wait(15000, function() return lens_on(3, id) end), lenses())
 check('a move alone leaves the note active', H.state(id) == 'active', H.state(id))
 
@@ -72,6 +74,9 @@ local reanchor = vim.tbl_filter(function(t) return t:find('^Re%-anchor') end, of
 check('the re-anchor action offers the lines where the code is now (4-5), not the old ones (2-3)',
   reanchor:find('(lines 4-5)', 1, true) ~= nil, reanchor)
 
+check('the mirror on disk shows the new anchor', H.wait(10000, function()
+  return table.concat(vim.fn.readfile(root .. '/MEMORY.md'), '\n'):find('[src/lock.rs:4-5](src/lock.rs#L4-L5)', 1, true) ~= nil
+end), vim.fn.readfile(root .. '/MEMORY.md'))
 check('re-anchoring supersedes the note', H.wait(10000, function() return H.state(id) == 'superseded' end), H.state(id))
 local successor = H.notes_by_title()['Release the lock before restarting']
 successor = successor and json({ 'show', tostring(successor.id) })
