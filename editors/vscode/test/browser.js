@@ -7,12 +7,16 @@
 // { wait } (ms), { answer, key } (typed into the open input box, then the
 // key), { click, in } (the element showing that text among those `in`
 // selects; by default the buttons of an open dialog or notification),
-// { choose } (the item of an open menu, by the arrow keys and Enter).
+// { choose } (the item of an open menu, by the arrow keys and Enter),
+// { read } (the texts of the elements a selector finds, as shown on screen:
+// NAME.done holds one list per read step).
 const fs = require('node:fs');
 const path = require('node:path');
 
-async function run(page, artifacts, step) {
-  if (step.screenshot) {
+async function run(page, artifacts, step, read) {
+  if (step.read) {
+    read.push(await page.locator(step.read).allInnerTexts());
+  } else if (step.screenshot) {
     await page.screenshot({ path: path.join(artifacts, `${step.screenshot}.png`) });
     console.log(`screenshot: target/vscode-test-artifacts/${step.screenshot}.png`);
   } else if (step.type !== undefined) {
@@ -58,8 +62,9 @@ exports.serve = function serve(page, artifacts) {
         const steps = JSON.parse(fs.readFileSync(at('.steps'), 'utf8'));
         fs.rmSync(at('.steps'));
         try {
-          for (const step of steps) await run(page, artifacts, step);
-          fs.writeFileSync(at('.done'), '');
+          const read = [];
+          for (const step of steps) await run(page, artifacts, step, read);
+          fs.writeFileSync(at('.done'), JSON.stringify(read));
         } catch (error) {
           fs.writeFileSync(at('.failed'), String(error));
         }

@@ -50,7 +50,10 @@ async function browser(steps) {
     if (fs.existsSync(at('.failed'))) throw new Error(fs.readFileSync(at('.failed'), 'utf8'));
     return fs.existsSync(at('.done'));
   }, 60000);
+  return JSON.parse(fs.readFileSync(at('.done'), 'utf8') || '[]');
 }
+/// The texts on screen of the elements `selector` finds.
+const onScreen = async (selector) => (await browser([{ read: selector }]))[0];
 const screenshot = (name) => browser([{ wait: 300 }, { screenshot: name }]);
 const answerInputBox = (text, key = 'Enter') => browser([{ answer: text, key }]);
 
@@ -88,6 +91,6 @@ const problems = (uri) => vscode.languages.getDiagnostics(uri).map((d) => d.mess
 const closeAll = () => vscode.commands.executeCommand('workbench.action.closeAllEditors');
 
 module.exports = {
-  sleep, folder, cliIn, jsonIn, notesIn, eventsIn, until, browser, screenshot, answerInputBox,
+  sleep, folder, cliIn, onScreen, jsonIn, notesIn, eventsIn, until, browser, screenshot, answerInputBox,
   openMemory, lineOf, lineWith, idOf, cursorAtEndOf, problems, closeAll,
 };
