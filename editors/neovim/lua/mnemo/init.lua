@@ -130,10 +130,11 @@ function M.root_dir(bufnr, on_dir)
   end
 end
 
---- The mnemo client for `root`, started when there is none; waits until it is initialized.
+--- The running mnemo client for `root`, started when there is none (or it
+--- died); waits until it is initialized.
 function M.client(root)
   for _, client in ipairs(vim.lsp.get_clients({ name = 'mnemo' })) do
-    if client.root_dir == root then
+    if client.root_dir == root and not client:is_stopped() then
       return client
     end
   end

@@ -116,6 +116,10 @@ function M.write(bufnr, resolutions)
   local name = vim.api.nvim_buf_get_name(bufnr)
   local ok, result = pcall(function()
     local client = mnemo.client(mnemo.memory_root(name))
+    -- A server started since the buffer was read (the last one died) gets it too.
+    if not vim.lsp.buf_is_attached(bufnr, client.id) then
+      vim.lsp.buf_attach_client(bufnr, client.id)
+    end
     local params = vim.tbl_extend('force', { uri = name, text = buffer_text(bufnr) }, resolutions or {})
     return mnemo.request(client, 'memory/checkin', params, bufnr)
   end)
