@@ -147,10 +147,14 @@ function M.discard(bufnr)
 end
 
 --- `memory/didChange`: a memory buffer that holds nothing unsaved and
---- nothing unapplied takes the new render; any other is left alone.
+--- nothing unapplied takes the new render; any other is left alone, and so
+--- is a render older than the buffer's (one sent before a check-in answered).
 function M.on_did_change(_, params)
   local bufnr = M.buffer(params.uri)
   if not bufnr or vim.bo[bufnr].modified or (vim.b[bufnr].mnemo_unapplied or 0) > 0 then
+    return
+  end
+  if (vim.b[bufnr].mnemo_epoch or -1) > params.epoch then
     return
   end
   set_text(bufnr, params.text)

@@ -104,6 +104,12 @@ check('no error diagnostics are left after :e!', H.wait(10000, function()
   return #vim.diagnostic.get(memory, { severity = vim.diagnostic.severity.ERROR }) == 0
 end), vim.diagnostic.get(memory))
 
+-- A render older than the buffer's (sent before a check-in answered) is ignored.
+local fresh = H.text(memory)
+require('mnemo.memory').on_did_change(nil, { uri = vim.api.nvim_buf_get_name(memory), text = '<!-- old -->\n',
+  epoch = vim.b[memory].mnemo_epoch - 1 })
+check('a memory/didChange older than the buffer\'s epoch is ignored', H.text(memory) == fresh)
+
 -- Type something malformed again, :w, then :Mnemo discard.
 H.edit(memory, function(text)
   return (text:gsub('## Tasks\n', '## Tasks\n\n- someday · Another bad one\n', 1))
