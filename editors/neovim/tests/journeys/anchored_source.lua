@@ -85,7 +85,6 @@ check('the new note is anchored to the lines as they read now', successor and su
   successor)
 check('the person is told', H.wait(5000, function() return H.said_since(from, 're%-anchored') ~= nil end), vim.list_slice(H.said, from + 1))
 check('the lens now names the new note on line 4', successor and H.wait(15000, function()
-  vim.lsp.codelens.refresh({ bufnr = source })
   return lens_on(3, successor.id)
 end), lenses())
 check('no changed-lines mark is left', H.wait(10000, function() return #changed() == 0 end), changed())
