@@ -119,6 +119,24 @@ remembered = remembered and json({ 'show', tostring(remembered.id) })
 check(':Mnemo remember records a human note anchored to the selection', remembered and remembered.provenance == 'human'
   and remembered.anchors[1].path == 'src/lock.rs' and remembered.anchors[1].start_line == 2, remembered)
 
+-- :Mnemo history / reinstate / promote by id.
+vim.cmd('Mnemo history ' .. lock)
+local float_text
+for _, win in ipairs(vim.api.nvim_list_wins()) do
+  if vim.api.nvim_win_get_config(win).relative ~= '' then
+    float_text = H.text(vim.api.nvim_win_get_buf(win))
+    vim.api.nvim_win_close(win, true)
+  end
+end
+check(':Mnemo history shows the events in a float', float_text and float_text:find('revoked', 1, true)
+  and float_text:find('wrong lock order', 1, true), float_text)
+from = #H.said
+vim.cmd('Mnemo reinstate ' .. lock)
+check(':Mnemo reinstate reinstates and says so', H.state(lock) == 'active'
+  and H.said_since(from, ('^mnemo: #%d is active$'):format(lock)) ~= nil, vim.list_slice(H.said, from + 1))
+vim.cmd('Mnemo promote ' .. lock)
+check(':Mnemo promote makes it human', json({ 'show', tostring(lock) }).provenance == 'human', json({ 'show', tostring(lock) }))
+
 -- :Mnemo completion
 local completion = vim.fn.getcompletion('Mnemo re', 'cmdline')
 check(':Mnemo completes subcommands', vim.deep_equal(completion, { 'recall', 'reinstate', 'remember', 'revoke' }), completion)
