@@ -129,9 +129,7 @@ function M.write(bufnr, resolutions)
   local unapplied = take(bufnr, result)
   local said = #result.applied > 0 and table.concat(result.applied, '; ') or 'nothing to check in'
   if unapplied > 0 then
-    said = said
-      .. ('; %d not applied, kept in the buffer as typed and marked (the buffer stays modified: '
-        .. 'resolve with the code actions and :w again, or :Mnemo discard)'):format(unapplied)
+    said = said .. ('; %d not applied, kept as typed and marked (fix and :w, or :Mnemo discard)'):format(unapplied)
   end
   vim.notify('mnemo: ' .. said, unapplied > 0 and vim.log.levels.WARN or vim.log.levels.INFO)
   require('mnemo.display').refresh(bufnr)
