@@ -107,7 +107,7 @@ impl Client {
     }
 
     /// Send a request; its response and the messages that came before it.
-    fn request_seeing(&mut self, method: &str, params: Value) -> (Value, Vec<Value>) {
+    pub(crate) fn request_seeing(&mut self, method: &str, params: Value) -> (Value, Vec<Value>) {
         let id = self.send_request(method, params);
         let mut seen = Vec::new();
         loop {

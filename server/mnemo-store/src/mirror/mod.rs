@@ -97,6 +97,8 @@ impl MirrorTarget {
 pub struct MirrorLocation {
     /// The configured file, absolute (it need not exist yet).
     pub path: PathBuf,
+    /// As configured, relative to the workspace root (what messages show).
+    pub configured: String,
     pub enabled: bool,
 }
 
@@ -106,7 +108,7 @@ pub fn location(workspace: &Workspace) -> Result<Option<MirrorLocation>, crate::
     let Some(root) = workspace.root.as_deref() else { return Ok(None) };
     let config = crate::config::WorkspaceConfig::load(Some(root))?;
     let export = config.memory_export;
-    Ok(Some(MirrorLocation { path: root.join(&export.path), enabled: export.enabled }))
+    Ok(Some(MirrorLocation { path: root.join(&export.path), configured: export.path, enabled: export.enabled }))
 }
 
 /// The configured mirror of `workspace`, validated for writing, when writes
@@ -114,7 +116,7 @@ pub fn location(workspace: &Workspace) -> Result<Option<MirrorLocation>, crate::
 pub fn enabled_target(workspace: &Workspace) -> Result<Option<MirrorTarget>, String> {
     match location(workspace).map_err(|e| e.to_string())? {
         Some(location) if location.enabled => {
-            MirrorTarget::resolve(workspace, &location.path).map(Some).map_err(|e| e.to_string())
+            MirrorTarget::resolve(workspace, Path::new(&location.configured)).map(Some).map_err(|e| e.to_string())
         }
         _ => Ok(None),
     }
