@@ -22,6 +22,18 @@ export interface MemoryDidChange {
   epoch: number;
 }
 
+/// A client without its own `workspace/executeCommand` registration: the
+/// commands are registered once for all folders (serverCommands.ts), since
+/// a second client registering the same names would fail to start.
+class FolderClient extends LanguageClient {
+  override registerFeature(feature: Parameters<LanguageClient['registerFeature']>[0]): void {
+    const method = (feature as { registrationType?: { method?: string } }).registrationType?.method;
+    if (method !== 'workspace/executeCommand') {
+      super.registerFeature(feature);
+    }
+  }
+}
+
 export class Clients implements vscode.Disposable {
   private readonly clients = new Map<string, LanguageClient>();
   private readonly subscriptions: vscode.Disposable[] = [];
@@ -30,6 +42,7 @@ export class Clients implements vscode.Disposable {
     private readonly server: Server,
     private readonly middleware: Middleware,
     private readonly onMemoryDidChange: (params: MemoryDidChange) => void,
+    private readonly onStarted: (client: LanguageClient) => void,
   ) {
     this.subscriptions.push(
       vscode.workspace.onDidChangeWorkspaceFolders(async (event) => {
@@ -56,6 +69,9 @@ export class Clients implements vscode.Disposable {
     if (!client) {
       client = this.create(folder);
       this.clients.set(folder.uri.toString(), client);
+      const created = client;
+      await created.start();
+      this.onStarted(created);
     }
     await client.start();
     return client;
@@ -101,7 +117,7 @@ export class Clients implements vscode.Disposable {
       synchronize: { configurationSection: 'mnemo' },
       middleware: this.middleware,
     };
-    const client = new LanguageClient('mnemo', `mnemo · ${folder.name}`, serverOptions, clientOptions);
+    const client = new FolderClient('mnemo', `mnemo · ${folder.name}`, serverOptions, clientOptions);
     this.subscriptions.push(client.onNotification('memory/didChange', (params: MemoryDidChange) => this.onMemoryDidChange(params)));
     return client;
   }

@@ -7,52 +7,17 @@
 import * as vscode from 'vscode';
 import { Middleware } from 'vscode-languageclient/node';
 import { Clients } from './clients';
-import { askReason, registerCommands } from './commands';
+import { registerCommands } from './commands';
 import { Drafts } from './drafts';
 import { MemoryFileSystem } from './memoryFs';
 import { SaveReasons } from './saveReasons';
 import { findServer } from './server';
+import { ServerCommands } from './serverCommands';
 import { Status } from './status';
-import { openDocument } from './uris';
 
 let clients: Clients | undefined;
 
 const ENTRY_ACTIONS = vscode.CodeActionKind.Refactor.append('mnemo');
-
-/// The arguments of a server command once the person gave what it needs (a
-/// reason, a confirmation); undefined when they declined.
-async function completeArguments(command: string, args: any[]): Promise<any[] | undefined> {
-  if ((command === 'mnemo.revoke' || command === 'mnemo.flagStale') && args.length < 2) {
-    const reason = await askReason(command, Number(args[0]));
-    return reason ? [args[0], reason] : undefined;
-  }
-  if (command === 'mnemo.forget' && args.length < 2) {
-    const sure = await vscode.window.showWarningMessage(
-      `Forget #${args[0]} and its whole history for good?`,
-      { modal: true },
-      'Forget',
-    );
-    return sure === 'Forget' ? [args[0], 'confirm'] : undefined;
-  }
-  return args;
-}
-
-/// "Keep mine", "Take theirs" and "Check in" on a memory document run here,
-/// as a check-in of the document's text through the file system, so the
-/// document, its draft and the store agree afterwards whatever the buffer's
-/// state (the server's own command would hand the new text back through a
-/// refresh, which a document holding unapplied text refuses).
-async function resolveHere(memory: MemoryFileSystem, command: string, args: any[]): Promise<unknown | undefined> {
-  const target = args[0] as { uri?: string; id?: number } | undefined;
-  const open = target?.uri ? openDocument(target.uri) : undefined;
-  if (!open || open.uri.scheme !== 'memory') {
-    return undefined;
-  }
-  const id = Number(target!.id);
-  const resolutions =
-    command === 'mnemo.keepMine' ? { keepMine: [id] } : command === 'mnemo.takeTheirs' ? { takeTheirs: [id] } : {};
-  return memory.checkIn(open.uri, open.getText(), resolutions, false);
-}
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const server = await findServer(context);
@@ -63,22 +28,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const status = new Status(server, drafts);
   const reasons = new SaveReasons();
   const middleware: Middleware = {
-    // Commands that need a reason or a confirmation ask the person first.
-    executeCommand: async (command, args, next) => {
-      if (['mnemo.keepMine', 'mnemo.takeTheirs', 'mnemo.checkin'].includes(command)) {
-        const result = await resolveHere(memory, command, args);
-        if (result !== undefined) {
-          return result;
-        }
-      }
-      const completed = await completeArguments(command, args);
-      if (!completed) {
-        return undefined; // the person declined
-      }
-      const result = await next(command, completed);
-      void status.refresh();
-      return result;
-    },
     // The actions on an entry (revoke, supersede, …: `refactor.mnemo`) are
     // offered when asked for (Ctrl+., the Refactor menu), not as a lightbulb
     // on every entry the cursor passes; quick fixes (conflicts, drift) keep it.
@@ -90,12 +39,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       return actions.filter((a) => !(a instanceof vscode.CodeAction && a.kind && ENTRY_ACTIONS.contains(a.kind)));
     },
   };
-  clients = new Clients(server, middleware, (params) => memory.refreshed(params));
+  clients = new Clients(server, middleware, (params) => memory.refreshed(params), (client) => serverCommands.add(client));
   const memory = new MemoryFileSystem(clients, drafts, reasons, () => void status.refresh());
+  const serverCommands = new ServerCommands(clients, memory, () => void status.refresh());
   context.subscriptions.push(
     vscode.workspace.registerFileSystemProvider('memory', memory, { isCaseSensitive: true }),
     reasons,
     status,
+    serverCommands,
   );
   registerCommands(context, server, clients, memory, () => void status.refresh());
   await clients.startAll();

@@ -8,6 +8,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 function project(base, name, files = {}) {
+  fs.mkdirSync(path.join(base, name, 'src'), { recursive: true });
   const root = path.join(base, name);
   fs.mkdirSync(path.join(root, '.git'), { recursive: true });
   for (const [file, text] of Object.entries(files)) {
@@ -78,9 +79,9 @@ exports.sessions = [
       const root = project(base, 'docs-mirror', {
         '.mnemo/config.toml': '[memory_export]\nenabled = true\npath = "docs/MEMORY.md"\n',
         'docs/README.md': '# docs\n',
-        'src/cache.rs': '// see #1 before touching the cache\nfn evict() {}\n',
       });
-      cli(root, 'remember', '--kind', 'gotcha', '--title', 'The cache evicts on every config reload');
+      const id = cli(root, 'remember', '--kind', 'gotcha', '--title', 'The cache evicts on every config reload').trim();
+      fs.writeFileSync(path.join(root, 'src/cache.rs'), `// see ${id} before touching the cache\nfn evict() {}\n`);
       cli(root, 'remember', '--kind', 'finding', '--title', 'Cold start takes 3 s without the cache');
       cli(root, 'export');
       return { folder: root };
@@ -92,8 +93,11 @@ exports.sessions = [
     setup(base, cli) {
       const a = project(base, 'repo-a', { 'src/a.rs': 'fn alpha() {}\nlet a = 1;\nlet b = 2;\n' });
       const b = project(base, 'repo-b', { 'src/b.rs': 'fn beta() {}\nlet c = 3;\nlet d = 4;\n' });
-      cli(a, 'remember', '--kind', 'gotcha', '--title', 'Alpha repo secret: the A schema is frozen', '--anchor', 'src/a.rs:2-3');
-      cli(b, 'remember', '--kind', 'gotcha', '--title', 'Beta repo rule: B builds with nightly', '--anchor', 'src/b.rs:2-3');
+      const idA = cli(a, 'remember', '--kind', 'gotcha', '--title', 'Alpha repo secret: the A schema is frozen', '--anchor', 'src/a.rs:2-3').trim();
+      const idB = cli(b, 'remember', '--kind', 'gotcha', '--title', 'Beta repo rule: B builds with nightly', '--anchor', 'src/b.rs:2-3').trim();
+      // Each repository mentions both ids; only its own may resolve.
+      fs.writeFileSync(path.join(a, 'src/refs.rs'), `// ours: ${idA}, theirs: ${idB}\n`);
+      fs.writeFileSync(path.join(b, 'src/refs.rs'), `// ours: ${idB}, theirs: ${idA}\n`);
       cli(a, 'export', '--enable');
       cli(b, 'export', '--enable');
       const workspace = path.join(base, 'two-repos.code-workspace');
