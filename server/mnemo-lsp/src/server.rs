@@ -300,7 +300,7 @@ impl LanguageServer for Backend {
         }
         let progress = params.capabilities.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false);
         self.progress.store(progress, std::sync::atomic::Ordering::Relaxed);
-        if let Err(problem) = self.apply_settings(params.initialization_options.as_ref()) {
+        if let (_, Some(problem)) = self.apply_settings(params.initialization_options.as_ref()) {
             *self.settings_problem.lock().unwrap_or_else(|e| e.into_inner()) = Some(problem);
         }
         Ok(InitializeResult {

@@ -34,12 +34,44 @@ impl Settings {
         if unset(&section) {
             return Ok(Settings::default());
         }
-        let mut settings: Settings =
-            serde_json::from_value(section.clone()).map_err(|e| format!("mnemo settings: {e}"))?;
+        let mut settings: Settings = serde_json::from_value(section.clone()).map_err(|e| {
+            // serde names the expected type, not the key: find the key whose value does not fit.
+            let wrong = SETTING_NAMES.iter().find(|name| {
+                section.get(**name).is_some_and(|value| {
+                    serde_json::from_value::<Settings>(serde_json::json!({ **name: value })).is_err()
+                })
+            });
+            match wrong {
+                Some(name) => format!("mnemo settings: \"{name}\" {e}; the others still apply"),
+                None => format!("mnemo settings: {e}"),
+            }
+        })?;
         // Editors send unset string settings as "": that means the default, not an empty path.
         settings.store_path = settings.store_path.filter(|p| !p.as_os_str().is_empty());
         settings.model_dir = settings.model_dir.filter(|p| !p.as_os_str().is_empty());
         Ok(settings)
+    }
+
+    /// Like [`Settings::from_value`], but a key of the wrong type is left out
+    /// and reported while the others apply.
+    pub fn lenient(value: Option<&Value>) -> (Settings, Option<String>) {
+        match Settings::from_value(value) {
+            Ok(settings) => (settings, None),
+            Err(problem) => {
+                let section = value.map(|v| v.get("mnemo").unwrap_or(v));
+                let fitting: serde_json::Map<String, Value> = section
+                    .and_then(Value::as_object)
+                    .into_iter()
+                    .flatten()
+                    .filter(|(key, value)| {
+                        serde_json::from_value::<Settings>(serde_json::json!({ key.as_str(): value })).is_ok()
+                    })
+                    .map(|(key, value)| (key.clone(), value.clone()))
+                    .collect();
+                let settings = Settings::from_value(Some(&Value::Object(fitting))).unwrap_or_default();
+                (settings, Some(problem))
+            }
+        }
     }
 
     pub fn debounce(&self) -> Option<Duration> {
@@ -67,6 +99,9 @@ mod tests {
         ));
         assert_eq!(unset.unwrap(), Settings::default(), "empty strings are unset; other keys are ignored");
         let wrong = Settings::from_value(Some(&json!({ "debounceMs": "soon" }))).unwrap_err();
-        assert!(wrong.contains("debounceMs") || wrong.contains("invalid type"), "{wrong}");
+        assert!(wrong.contains("\"debounceMs\" invalid type"), "{wrong}");
+        let (kept, problem) = Settings::lenient(Some(&json!({ "debounceMs": "soon", "storePath": "/s.db" })));
+        assert_eq!((kept.store_path, kept.debounce_ms), (Some(PathBuf::from("/s.db")), None));
+        assert!(problem.is_some_and(|p| p.contains("debounceMs")));
     }
 }

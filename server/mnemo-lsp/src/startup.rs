@@ -22,8 +22,9 @@ pub(crate) struct Changed {
 
 impl Backend {
     /// Apply settings sent by the client; an error names what was wrong.
-    pub(crate) fn apply_settings(&self, value: Option<&Value>) -> Result<Changed, String> {
-        let settings = Settings::from_value(value)?;
+    /// Apply what fits; a setting of the wrong type is returned as the problem.
+    pub(crate) fn apply_settings(&self, value: Option<&Value>) -> (Changed, Option<String>) {
+        let (settings, problem) = Settings::lenient(value);
         let mut changed = Changed::default();
         if let Some(pause) = settings.debounce() {
             *self.pause.lock().unwrap_or_else(|e| e.into_inner()) = pause;
@@ -38,22 +39,21 @@ impl Backend {
             changed.model = current.as_ref() != Some(&dir);
             *current = Some(dir);
         }
-        Ok(changed)
+        (changed, problem)
     }
 
     /// `workspace/didChangeConfiguration`: apply, then restart what depends on it.
     pub(crate) async fn change_settings(&self, value: Value) {
-        match self.apply_settings(Some(&value)) {
-            Err(problem) => self.client.show_message(MessageType::ERROR, problem).await,
-            Ok(changed) => {
-                if changed.store {
-                    self.start_watch();
-                }
-                if changed.store || changed.model {
-                    *self.ranking.lock().await = None;
-                    self.preload_ranking();
-                }
-            }
+        let (changed, problem) = self.apply_settings(Some(&value));
+        if let Some(problem) = problem {
+            self.client.show_message(MessageType::ERROR, problem).await;
+        }
+        if changed.store {
+            self.start_watch();
+        }
+        if changed.store || changed.model {
+            *self.ranking.lock().await = None;
+            self.preload_ranking();
         }
     }
 

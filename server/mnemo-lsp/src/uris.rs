@@ -15,7 +15,7 @@ pub const MEMORY_SCHEME: &str = "memory";
 
 /// Whether `uri` names a `memory:` document.
 pub fn is_memory(uri: &str) -> bool {
-    uri.len() >= MEMORY_SCHEME.len() + 1
+    uri.len() > MEMORY_SCHEME.len()
         && uri[..MEMORY_SCHEME.len()].eq_ignore_ascii_case(MEMORY_SCHEME)
         && uri.as_bytes()[MEMORY_SCHEME.len()] == b':'
 }
