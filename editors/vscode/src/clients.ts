@@ -1,8 +1,10 @@
 // One language server per workspace folder (the server serves one workspace
 // per process): each LanguageClient is locked to its folder, started there,
 // and its document selector takes only that folder's files and that
-// folder's memory document, so nothing of one repository reaches the other's
-// server. Folders added or removed later get or lose their client.
+// folder's memory document (and its mirror, wherever it is configured), so
+// nothing of one repository reaches the other's server. Folders added or
+// removed later get or lose their client.
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LanguageClient, LanguageClientOptions, Middleware, ServerOptions } from 'vscode-languageclient/node';
 import { cliEnv, Server } from './server';
@@ -35,7 +37,7 @@ class FolderClient extends LanguageClient {
 }
 
 export class Clients implements vscode.Disposable {
-  private readonly clients = new Map<string, LanguageClient>();
+  private readonly clients = new Map<string, Promise<LanguageClient>>();
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(
@@ -49,7 +51,7 @@ export class Clients implements vscode.Disposable {
         for (const folder of event.removed) {
           const client = this.clients.get(folder.uri.toString());
           this.clients.delete(folder.uri.toString());
-          await client?.stop();
+          await (await client?.catch(() => undefined))?.stop();
         }
         for (const folder of event.added) {
           void this.forFolder(folder);
@@ -64,16 +66,31 @@ export class Clients implements vscode.Disposable {
   }
 
   /// The folder's client, started.
-  async forFolder(folder: vscode.WorkspaceFolder): Promise<LanguageClient> {
-    let client = this.clients.get(folder.uri.toString());
-    if (!client) {
-      client = this.create(folder);
-      this.clients.set(folder.uri.toString(), client);
-      const created = client;
-      await created.start();
-      this.onStarted(created);
+  forFolder(folder: vscode.WorkspaceFolder): Promise<LanguageClient> {
+    const key = folder.uri.toString();
+    let started = this.clients.get(key);
+    if (!started) {
+      started = this.start(folder);
+      this.clients.set(key, started);
+      started.catch(() => this.clients.delete(key)); // tried again next time
     }
+    return started;
+  }
+
+  private async start(folder: vscode.WorkspaceFolder): Promise<LanguageClient> {
+    let client = this.create(folder);
     await client.start();
+    // The mirror as the folder configures it: a file not named MEMORY.md
+    // needs its own filter, so its client is made again with it.
+    const mirror = await client
+      .sendRequest<{ path: string | null }>('memory/mirror', { workspace: folder.uri.fsPath })
+      .catch(() => undefined);
+    if (mirror?.path && path.basename(mirror.path) !== 'MEMORY.md') {
+      await client.stop();
+      client = this.create(folder, mirror.path);
+      await client.start();
+    }
+    this.onStarted(client);
     return client;
   }
 
@@ -94,7 +111,7 @@ export class Clients implements vscode.Disposable {
     return this.forFolder(folder);
   }
 
-  private create(folder: vscode.WorkspaceFolder): LanguageClient {
+  private create(folder: vscode.WorkspaceFolder, mirror?: string): LanguageClient {
     const settings = vscode.workspace.getConfiguration('mnemo', folder.uri);
     const serverOptions: ServerOptions = {
       command: this.server.command,
@@ -106,6 +123,7 @@ export class Clients implements vscode.Disposable {
       documentSelector: [
         { scheme: 'memory', pattern: inFolder('MEMORY.md') },
         { scheme: 'file', pattern: inFolder('**/MEMORY.md') },
+        ...(mirror ? [{ scheme: 'file', pattern: inFolder(path.relative(folder.uri.fsPath, mirror)) }] : []),
         ...SOURCE_LANGUAGES.map((language) => ({ scheme: 'file', language, pattern: inFolder('**/*') })),
       ],
       workspaceFolder: folder,
@@ -122,8 +140,9 @@ export class Clients implements vscode.Disposable {
     return client;
   }
 
-  dispose(): Promise<void> {
+  async dispose(): Promise<void> {
     this.subscriptions.forEach((s) => s.dispose());
-    return Promise.all([...this.clients.values()].map((c) => c.stop())).then(() => undefined);
+    const started = await Promise.all([...this.clients.values()].map((c) => c.catch(() => undefined)));
+    await Promise.all(started.map((c) => c?.stop()));
   }
 }

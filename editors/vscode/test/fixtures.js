@@ -92,14 +92,19 @@ exports.sessions = [
     suites: ['multiRoot.test.js'],
     setup(base, cli) {
       const a = project(base, 'repo-a', { 'src/a.rs': 'fn alpha() {}\nlet a = 1;\nlet b = 2;\n' });
-      const b = project(base, 'repo-b', { 'src/b.rs': 'fn beta() {}\nlet c = 3;\nlet d = 4;\n' });
+      const b = project(base, 'repo-b', {
+        'src/b.rs': 'fn beta() {}\nlet c = 3;\nlet d = 4;\n',
+        'notes/README.md': '# notes\n',
+        // B keeps its mirror under another name: its client must attach to it all the same.
+        '.mnemo/config.toml': '[memory_export]\nenabled = true\npath = "notes/memory.md"\n',
+      });
       const idA = cli(a, 'remember', '--kind', 'gotcha', '--title', 'Alpha repo secret: the A schema is frozen', '--anchor', 'src/a.rs:2-3').trim();
       const idB = cli(b, 'remember', '--kind', 'gotcha', '--title', 'Beta repo rule: B builds with nightly', '--anchor', 'src/b.rs:2-3').trim();
       // Each repository mentions both ids; only its own may resolve.
       fs.writeFileSync(path.join(a, 'src/refs.rs'), `// ours: ${idA}, theirs: ${idB}\n`);
       fs.writeFileSync(path.join(b, 'src/refs.rs'), `// ours: ${idB}, theirs: ${idA}\n`);
       cli(a, 'export', '--enable');
-      cli(b, 'export', '--enable');
+      cli(b, 'export');
       const workspace = path.join(base, 'two-repos.code-workspace');
       fs.writeFileSync(workspace, JSON.stringify({ folders: [{ path: a }, { path: b }] }));
       return { workspace };

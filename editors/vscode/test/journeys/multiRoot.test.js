@@ -2,6 +2,7 @@
 // server each. Each folder's memory document, hover, code lens, drift
 // diagnostics, symbols and check-in stay in that folder: a note of repo A
 // never appears in repo B's memory document, hover or symbols, and back.
+// B keeps its mirror at notes/memory.md; its client attaches to it there.
 const assert = require('node:assert');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -44,6 +45,15 @@ describe('journey: two repositories in one window', function () {
     await h.screenshot('multi-root-memories');
   });
 
+  it('B\'s mirror, kept at notes/memory.md, gets hover and problems from B\'s server', async () => {
+    await vscode.commands.executeCommand('workbench.action.focusSecondEditorGroup');
+    const editor = await vscode.window.showTextDocument(vscode.Uri.file(path.join(b, 'notes/memory.md')));
+    assert.strictEqual(editor.document.uri.fsPath, path.join(b, 'notes/memory.md'));
+    const entry = new vscode.Position(h.lineOf(editor.document, idB), 4);
+    const text = await h.until('hover on the mirror entry', () => hoverText(editor.document.uri, entry));
+    assert.match(text, /B builds with nightly/);
+  });
+
   it('hover on a #id resolves only the folder\'s own note', async () => {
     for (const [root, ours, theirs, ourTitle, theirTitle] of [[a, idA, idB, A_TITLE, B_TITLE], [b, idB, idA, B_TITLE, A_TITLE]]) {
       const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(root, 'src/refs.rs')));
@@ -63,7 +73,7 @@ describe('journey: two repositories in one window', function () {
     });
     for (const symbol of symbols) {
       if (symbol.name.startsWith(`#${idA} `)) assert.strictEqual(symbol.location.uri.fsPath, path.join(a, 'MEMORY.md'));
-      if (symbol.name.startsWith(`#${idB} `)) assert.strictEqual(symbol.location.uri.fsPath, path.join(b, 'MEMORY.md'));
+      if (symbol.name.startsWith(`#${idB} `)) assert.strictEqual(symbol.location.uri.fsPath, path.join(b, 'notes/memory.md'));
     }
     assert.strictEqual(symbols.filter((s) => s.name.startsWith(`#${idA} `)).length, 1, 'A\'s note comes from A\'s server only');
     assert.strictEqual(symbols.filter((s) => s.name.startsWith(`#${idB} `)).length, 1, 'B\'s note comes from B\'s server only');
