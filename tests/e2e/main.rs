@@ -20,3 +20,4 @@ pub(crate) mod mcp;
 mod mirror;
 mod recall;
 mod support;
+mod trust;

@@ -15,11 +15,26 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
+    if !matches!(cli.command, cli::Command::Lsp | cli::Command::Mcp) {
+        quiet_on_closed_pipe();
+    }
     match commands::run(cli) {
         Ok(code) => code,
         Err(error) => {
             eprintln!("error: {}", context::one_line(&error));
             ExitCode::from(context::exit_status(&error))
         }
+    }
+}
+
+/// `mnemo list | head`: when the reader stops early, end quietly as every
+/// Unix tool does (killed by SIGPIPE) instead of panicking on a failed
+/// print. The protocol servers keep Rust's default (the write fails, the
+/// session ends cleanly).
+fn quiet_on_closed_pipe() {
+    // SAFETY: restoring the default disposition of one signal at start-up,
+    // before any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
