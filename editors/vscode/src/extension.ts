@@ -24,7 +24,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   if (!server) {
     return;
   }
-  const drafts = new Drafts(context.workspaceState);
+  const drafts = new Drafts(context.storageUri && vscode.Uri.joinPath(context.storageUri, 'drafts.json').fsPath);
   const status = new Status(server, drafts);
   const reasons = new SaveReasons();
   const middleware: Middleware = {

@@ -110,11 +110,11 @@ export class MemoryFileSystem implements vscode.FileSystemProvider {
   private async keepDraft(uri: vscode.Uri, text: string): Promise<void> {
     const previous = this.drafts.get(uri);
     if (previous?.kind === 'unapplied') {
-      await this.drafts.set(uri, { ...previous, text });
+      this.drafts.set(uri, { ...previous, text });
     } else if (text === this.rendered.get(key(uri))) {
-      await this.drafts.drop(uri); // typed back to what the store holds
+      this.drafts.drop(uri); // typed back to what the store holds
     } else {
-      await this.drafts.set(uri, { text, kind: 'autosaved' });
+      this.drafts.set(uri, { text, kind: 'autosaved' });
     }
   }
 
@@ -132,17 +132,17 @@ export class MemoryFileSystem implements vscode.FileSystemProvider {
     try {
       result = await client.sendRequest('memory/checkin', { uri: uri.toString(), text, ...resolutions });
     } catch (error) {
-      await this.drafts.set(uri, { text, kind: this.drafts.get(uri)?.kind ?? 'autosaved' });
+      this.drafts.set(uri, { text, kind: this.drafts.get(uri)?.kind ?? 'autosaved' });
       throw vscode.FileSystemError.Unavailable(`mnemo: nothing was checked in: ${(error as Error).message}`);
     }
     const unapplied = result.unapplied ?? result.conflicts.length;
     if (result.text === null) {
       // The header could not be read: nothing applied, the text stays as it is.
-      await this.drafts.set(uri, { text, kind: 'unapplied', unapplied: Math.max(unapplied, 1) });
+      this.drafts.set(uri, { text, kind: 'unapplied', unapplied: Math.max(unapplied, 1) });
     } else if (unapplied > 0) {
-      await this.drafts.set(uri, { text: result.text, kind: 'unapplied', unapplied });
+      this.drafts.set(uri, { text: result.text, kind: 'unapplied', unapplied });
     } else {
-      await this.drafts.drop(uri);
+      this.drafts.drop(uri);
       this.pending.set(key(uri), result.text);
       this.rendered.set(key(uri), result.text);
     }
@@ -185,7 +185,7 @@ export class MemoryFileSystem implements vscode.FileSystemProvider {
 
   /// Drop the document's draft; the next read is a fresh checkout.
   async discard(uri: vscode.Uri): Promise<void> {
-    await this.drafts.drop(uri);
+    this.drafts.drop(uri);
     this.pending.delete(key(uri));
     this.mtimes.set(key(uri), (this.mtimes.get(key(uri)) ?? 1) + 1);
   }

@@ -48,6 +48,25 @@ exports.sessions = [
     },
   },
   {
+    // Two windows on one folder, one after the other: a draft autosaved in
+    // the first is what the second shows (a reload of the window).
+    name: 'reload-1',
+    suites: ['reload1.test.js'],
+    setup(base, cli) {
+      const root = project(base, 'reload');
+      cli(root, 'remember', '--kind', 'decision', '--title', 'Ship the beta on Fridays');
+      cli(root, 'export', '--enable');
+      return { folder: root };
+    },
+  },
+  {
+    name: 'reload-2',
+    suites: ['reload2.test.js'],
+    setup(base) {
+      return { folder: path.join(base, 'reload') };
+    },
+  },
+  {
     name: 'conflicts',
     suites: ['conflicts.test.js', 'unapplied.test.js'],
     setup(base, cli) {
