@@ -22,3 +22,74 @@ fn a_reader_that_stops_early_ends_the_command_quietly() {
         assert!(err.is_empty(), "{command}: {err}");
     }
 }
+
+#[test]
+fn notes_past_the_limits_are_refused_naming_the_limit() {
+    let env = Env::new();
+    let title = "t".repeat(501);
+    let err = env.fails(&["remember", "--kind", "finding", "--title", &title], 2);
+    assert!(err.contains("the title is 501 characters long, over the limit of 500"), "{err}");
+    let body = "b".repeat(70 * 1024);
+    let err = env.fails(&["remember", "--kind", "directive", "--title", "Huge", "--body", &body], 2);
+    assert!(err.contains("the body is 71680 bytes long, over the limit of 65536"), "{err}");
+    // The same through an import of a 10 MB body: the line is named, nothing is stored.
+    let record = serde_json::json!({
+        "id": 1, "kind": "directive", "title": "Huge", "created": "2026-08-01",
+        "workspace": crate::support::root_id(&env.root), "body": "x".repeat(10 << 20)
+    });
+    let file = env.home.join("huge.jsonl");
+    std::fs::write(&file, format!("{record}\n")).unwrap();
+    let err = env.fails(&["import", "jsonl", file.to_str().unwrap()], 1);
+    assert!(err.contains("line 1") && err.contains("over the limit of 65536"), "{err}");
+    assert_eq!(env.json(&["list"])["notes"], serde_json::json!([]));
+    let reason = "r".repeat(1001);
+    env.remember("finding", "Has a reason");
+    let err = env.fails(&["revoke", "1", "--reason", &reason], 2);
+    assert!(err.contains("the reason is 1001 characters long"), "{err}");
+}
+
+#[test]
+fn terminal_control_sequences_in_notes_are_neutralised() {
+    let env = Env::new();
+    let title = "\u{1b}]0;owned\u{7} Clear \u{1b}[2Jthe screen\u{9b}31m";
+    let id = crate::support::parse_id(&env.ok(&[
+        "remember",
+        "--kind",
+        "directive",
+        "--title",
+        title,
+        "--body",
+        "line\u{1b}[1A up\u{8}\u{7f}",
+    ]));
+    for args in [vec!["list"], vec!["show", &id.to_string()], vec!["context"]] {
+        let out = env.ok(&args);
+        assert!(!out.chars().any(|c| c.is_control() && c != '\n' && c != '\t'), "{args:?}: {out:?}");
+        assert!(out.contains("␛]0;owned␇ Clear ␛[2Jthe screen"), "{args:?}: {out}");
+    }
+    let hook = env.command(&["hook", "session-start"]).output().unwrap();
+    let out = String::from_utf8(hook.stdout).unwrap();
+    assert!(!out.chars().any(|c| c.is_control() && c != '\n' && c != '\t'), "{out:?}");
+}
+
+#[test]
+fn whole_deliveries_keep_their_budget_and_say_what_they_cut() {
+    let env = Env::new();
+    let body: String = (0..1500).map(|i| format!("directive line {i}\n")).collect();
+    let id = crate::support::parse_id(&env.ok(&[
+        "remember",
+        "--kind",
+        "directive",
+        "--title",
+        "A very long standing rule",
+        "--body",
+        &body,
+    ]));
+    let hook = env.command(&["hook", "session-start", "--budget", "1500"]).output().unwrap();
+    let out = String::from_utf8(hook.stdout).unwrap();
+    assert!(out.len() < 1500 * 4 + 200, "{} characters for a budget of 1500 tokens", out.len());
+    assert!(out.contains("A very long standing rule"), "the title is always delivered");
+    assert!(out.contains(&format!("characters cut for the budget; `mnemo expand {id}` shows the whole note")), "{out}");
+    let context = env.ok(&["context", "--budget", "500"]);
+    assert!(context.len() < 500 * 4 + 600, "{}", context.len());
+    assert!(context.contains(&format!("`mnemo expand {id}`")), "{context}");
+}

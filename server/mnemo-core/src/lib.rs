@@ -5,6 +5,7 @@
 //! Nothing here does I/O: no SQLite, no files, no clock, no tokio, no LSP types.
 //! Time, ids and the user's message are inputs, so every rule is testable by data.
 
+pub mod budget;
 pub mod checkin;
 pub mod debounce;
 pub mod expiry;

@@ -157,6 +157,38 @@ pub enum RuleError {
     UserStatedRequested,
     #[error("a {0} needs a reason; say why")]
     MissingReason(&'static str),
+    #[error("the {field} is {got} {unit} long, over the limit of {limit}; {advice}")]
+    TooLong { field: &'static str, got: usize, limit: usize, unit: &'static str, advice: &'static str },
+}
+
+/// The longest title, in characters: a title is one line an index can show.
+pub const MAX_TITLE_CHARS: usize = 500;
+/// The longest body, in bytes: a note, not a document.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+/// The most anchors one note may carry.
+pub const MAX_ANCHORS: usize = 50;
+/// The longest reason of an event, in characters.
+pub const MAX_REASON_CHARS: usize = 1000;
+
+/// Control characters (C0 but line feed and tab, DEL, C1) replaced by their
+/// visible Unicode pictures (`ESC` → `␛`) or U+FFFD: no note's text can
+/// drive the terminal it is printed in, nor hide itself from a person.
+pub fn neutralize_controls(text: &str) -> String {
+    if !text.chars().any(is_hostile_control) {
+        return text.to_string();
+    }
+    text.chars()
+        .map(|c| match c {
+            c if !is_hostile_control(c) => c,
+            '\u{7f}' => '\u{2421}',
+            c if (c as u32) < 0x20 => char::from_u32(0x2400 + c as u32).unwrap_or('\u{fffd}'),
+            _ => '\u{fffd}',
+        })
+        .collect()
+}
+
+fn is_hostile_control(c: char) -> bool {
+    c.is_control() && c != '\n' && c != '\t'
 }
 
 /// Collapse every run of whitespace (line breaks included) to one space, trim,
@@ -165,7 +197,7 @@ pub enum RuleError {
 /// back as a state marker (`REVOKED (x) · rest`) has that separator turned
 /// into ` - `.
 pub fn normalize_title(title: &str) -> String {
-    let mut title = title.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut title = neutralize_controls(&title.split_whitespace().collect::<Vec<_>>().join(" "));
     loop {
         let trimmed = title.trim_start_matches('·').trim_start();
         if trimmed.len() == title.len() {
@@ -183,6 +215,7 @@ pub fn normalize_title(title: &str) -> String {
 /// leading or trailing blank lines. Lines that look like the file's structure
 /// are escaped when rendered (`memory_md::render`), not here.
 pub fn normalize_body(body: &str) -> String {
+    let body = neutralize_controls(&body.replace("\r\n", "\n"));
     let lines: Vec<&str> = body.lines().map(|l| l.trim_end()).collect();
     let first = lines.iter().position(|l| !l.is_empty());
     let last = lines.iter().rposition(|l| !l.is_empty());
@@ -195,7 +228,7 @@ pub fn normalize_body(body: &str) -> String {
 /// A reason is one line: whitespace collapsed, and no ` · ` (which separates
 /// fields in MEMORY.md).
 pub fn normalize_reason(reason: &str) -> String {
-    reason.split_whitespace().collect::<Vec<_>>().join(" ").replace(" · ", " - ")
+    neutralize_controls(&reason.split_whitespace().collect::<Vec<_>>().join(" ").replace(" · ", " - "))
 }
 
 impl NewNote {
@@ -204,8 +237,37 @@ impl NewNote {
     pub fn validated(mut self, actor: Actor) -> Result<NewNote, RuleError> {
         self.title = normalize_title(&self.title);
         self.body = normalize_body(&self.body);
+        self.quote = self.quote.map(|q| neutralize_controls(&q));
         if self.title.is_empty() {
             return Err(RuleError::EmptyTitle);
+        }
+        let title_chars = self.title.chars().count();
+        if title_chars > MAX_TITLE_CHARS {
+            return Err(RuleError::TooLong {
+                field: "title",
+                got: title_chars,
+                limit: MAX_TITLE_CHARS,
+                unit: "characters",
+                advice: "keep the title to one line and put the rest in the body",
+            });
+        }
+        if self.body.len() > MAX_BODY_BYTES {
+            return Err(RuleError::TooLong {
+                field: "body",
+                got: self.body.len(),
+                limit: MAX_BODY_BYTES,
+                unit: "bytes",
+                advice: "a note is a finding, not a document: summarise it and anchor or name the file that holds the rest",
+            });
+        }
+        if self.anchors.len() > MAX_ANCHORS {
+            return Err(RuleError::TooLong {
+                field: "anchor list",
+                got: self.anchors.len(),
+                limit: MAX_ANCHORS,
+                unit: "anchors",
+                advice: "anchor the few places the note is about",
+            });
         }
         if self.kind == Kind::Directive && self.provenance == Provenance::Auto {
             return Err(RuleError::AutoDirective);

@@ -8,7 +8,7 @@
 
 use mnemo_core::expiry::ExpiryPolicy;
 use mnemo_core::lifecycle::created;
-use mnemo_core::model::normalize_reason;
+use mnemo_core::model::{MAX_REASON_CHARS, RuleError, normalize_reason};
 use mnemo_core::{Actor, EventData, EventKind, Kind, NewNote, NoteId, NoteState, Timestamp, apply};
 use rusqlite::{OptionalExtension, Transaction, params};
 
@@ -104,6 +104,15 @@ impl<'s> Writer<'s> {
     /// Append one event to note `id` after checking it against the lifecycle.
     pub fn append(&mut self, scope: &Scope, id: NoteId, mut event: EventData) -> Result<NoteState, StoreError> {
         event.reason = event.reason.map(|r| normalize_reason(&r)).filter(|r| !r.is_empty());
+        if let Some(got) = event.reason.as_deref().map(|r| r.chars().count()).filter(|n| *n > MAX_REASON_CHARS) {
+            return Err(StoreError::Rule(RuleError::TooLong {
+                field: "reason",
+                got,
+                limit: MAX_REASON_CHARS,
+                unit: "characters",
+                advice: "say why in a sentence",
+            }));
+        }
         let (workspace, state) = self.state_of(scope, id)?;
         if let EventKind::Superseded { by } = event.kind {
             let (successor_workspace, _) = self.state_of(&Scope::All, by)?;

@@ -264,6 +264,9 @@ pub struct ContextArgs {
     pub query: Vec<String>,
     #[arg(long, default_value_t = 10)]
     pub limit: usize,
+    /// Tokens (about four characters each) the directives' bodies share; one over its share is cut, saying so
+    #[arg(long, default_value_t = 4000)]
+    pub budget: usize,
 }
 
 #[derive(Args)]

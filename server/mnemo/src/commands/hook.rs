@@ -52,13 +52,24 @@ fn framed(view: &NoteView) -> String {
     format!("({})", trust_frame(view.state.provenance, view.note.content.quote.as_deref()))
 }
 
-/// Every active note of `kinds`, whole: the unconditional tier, never cut.
-fn whole_lines(views: &[NoteView], kinds: &[Kind]) -> Vec<String> {
+/// Every active note of `kinds`: the unconditional tier. Every title is
+/// delivered; the bodies share the budget, and one over its share is cut
+/// with a line saying so and how to read the rest.
+fn whole_lines(views: &[NoteView], kinds: &[Kind], budget: &mut Budget) -> Vec<String> {
+    let mut whole: Vec<NoteView> = views
+        .iter()
+        .filter(|v| kinds.contains(&v.note.content.kind) && v.state.status == Status::Active)
+        .cloned()
+        .collect();
+    let titles: usize = whole.iter().map(|v| v.note.content.title.len() + 40).sum();
+    mnemo_core::budget::clip_bodies(&mut whole, budget.0.saturating_sub(titles), 2);
     let mut out = Vec::new();
-    for view in views.iter().filter(|v| kinds.contains(&v.note.content.kind) && v.state.status == Status::Active) {
+    for view in &whole {
         out.push(format!("- [#{}] {} {}", view.note.id, view.note.content.title, framed(view)));
         out.extend(view.note.content.body.lines().map(|l| format!("  {l}")));
     }
+    let used: usize = out.iter().map(|l| l.len() + 1).sum();
+    budget.0 = budget.0.saturating_sub(used);
     out
 }
 
@@ -114,13 +125,13 @@ pub fn run(ctx: &Context, args: Hook) -> anyhow::Result<ExitCode> {
             };
             let views = all_notes(&store)?;
             let always = triggers.kinds_at(moment);
-            let directives = whole_lines(&views, &[Kind::Directive]);
+            let directives = whole_lines(&views, &[Kind::Directive], &mut budget);
             if !directives.is_empty() {
                 lines.push("Standing directives for this project (mnemo):".into());
                 lines.extend(directives);
             }
             let others: Vec<Kind> = always.iter().copied().filter(|k| *k != Kind::Directive).collect();
-            let configured = whole_lines(&views, &others);
+            let configured = whole_lines(&views, &others, &mut budget);
             if !configured.is_empty() {
                 lines.push(format!("Delivered at every {moment} by .mnemo/config.toml [hooks.triggers] (mnemo):"));
                 lines.extend(configured);

@@ -117,6 +117,8 @@ pub struct ContextArgs {
     pub query: String,
     /// How many notes after the directives (default 10)
     pub limit: Option<usize>,
+    /// Tokens the directives' bodies share (default 4000); a body over its share is cut, saying so
+    pub budget: Option<usize>,
 }
 
 impl MemoryServer {
@@ -224,13 +226,15 @@ impl MemoryServer {
     }
 
     #[tool(
-        description = "The session-start bundle: every active directive (unranked, never cut), then the notes relevant to the task (or the most recent ones)."
+        description = "The session-start bundle: every active directive (unranked; bodies share the budget and a cut one says so), then the notes relevant to the task (or the most recent ones)."
     )]
     fn context(&self, Parameters(args): Parameters<ContextArgs>) -> ToolResult {
         self.with(|s| {
             let mut store = s.ctx.open()?;
             let limit = args.limit.unwrap_or(10).clamp(1, 100);
-            let (directives, relevant) = session_context(&s.ctx, &mut store, &mut s.semantic, &args.query, limit)?;
+            let budget = args.budget.unwrap_or(4000).clamp(100, 100_000);
+            let (directives, relevant) =
+                session_context(&s.ctx, &mut store, &mut s.semantic, &args.query, limit, budget)?;
             Ok(pretty(&context_json(&s.ctx, &directives, &relevant)))
         })
     }

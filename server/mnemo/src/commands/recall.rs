@@ -165,20 +165,23 @@ pub fn expand(ctx: &Context, args: Expand) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The session-start bundle: every active directive (never ranked, never
-/// cut), then the notes relevant to `text` (or the most recent ones).
+/// The session-start bundle: every active directive (never ranked; their
+/// bodies share `budget` tokens and one over its share is cut, saying so),
+/// then the notes relevant to `text` (or the most recent ones).
 pub(crate) fn session_context(
     ctx: &Context,
     store: &mut Store,
     semantic: &mut Semantic,
     text: &str,
     limit: usize,
+    budget: usize,
 ) -> anyhow::Result<(Vec<NoteView>, Answer)> {
-    let (directives, others): (Vec<NoteView>, Vec<NoteView>) = store
+    let (mut directives, others): (Vec<NoteView>, Vec<NoteView>) = store
         .notes(&ctx.scope(false))?
         .into_iter()
         .filter(|v| v.state.status == Status::Active)
         .partition(|v| v.note.content.kind == Kind::Directive);
+    mnemo_core::budget::clip_bodies(&mut directives, budget.saturating_mul(4), 2);
     let (mode, reason) = semantic.ranking(store);
     let relevant = if text.trim().is_empty() {
         let mut recent = others;
@@ -207,7 +210,7 @@ pub fn context(ctx: &Context, args: ContextArgs) -> anyhow::Result<ExitCode> {
     let mut store = ctx.open()?;
     let text = args.query.join(" ");
     let mut semantic = Semantic::load(ctx);
-    let (directives, relevant) = session_context(ctx, &mut store, &mut semantic, &text, args.limit)?;
+    let (directives, relevant) = session_context(ctx, &mut store, &mut semantic, &text, args.limit, args.budget)?;
     if ctx.json {
         print_json(&context_json(ctx, &directives, &relevant));
         return Ok(ExitCode::SUCCESS);
