@@ -580,6 +580,7 @@ fn the_open_mirror_is_republished_when_another_process_writes() {
 fn settings_choose_the_store_and_lexical_only_recall_is_announced() {
     let env = Env::new();
     env.remember("gotcha", "Kept in the default store about caches");
+    std::fs::create_dir_all(env.home.join("other")).unwrap();
     let other = env.home.join("other/memory.db");
     let out = env
         .command(&["remember", "--kind", "finding", "--title", "Only in the other store about caches"])

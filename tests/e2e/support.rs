@@ -38,6 +38,7 @@ impl Env {
         let lock: String = (1..=30).map(|i| format!("line {i}\n")).collect();
         std::fs::write(root.join("src/lock.rs"), lock).unwrap();
         let store = home.join("data/memory.db");
+        std::fs::create_dir_all(home.join("data")).unwrap();
         let model_dir = home.join("no-model");
         Env { _dir: dir, home, root, store, model_dir }
     }

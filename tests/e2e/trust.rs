@@ -93,3 +93,57 @@ fn whole_deliveries_keep_their_budget_and_say_what_they_cut() {
     assert!(context.len() < 500 * 4 + 600, "{}", context.len());
     assert!(context.contains(&format!("`mnemo expand {id}`")), "{context}");
 }
+
+#[test]
+fn a_mistyped_store_path_is_an_error_and_stores_are_private() {
+    let env = Env::new();
+    let typo = env.home.join("nonexistent/dir/x.db");
+    let err = env.fails(&["--store", typo.to_str().unwrap(), "list"], 1);
+    assert!(err.contains("the directory") && err.contains("nonexistent/dir does not exist"), "{err}");
+    assert!(!env.home.join("nonexistent").exists(), "nothing was created");
+    // A store made by mnemo, its WAL and its data directory are its owner's only.
+    env.remember("finding", "Private");
+    let mode = |p: &std::path::Path| {
+        std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(p).unwrap().permissions()) & 0o777
+    };
+    assert_eq!(mode(&env.store), 0o600);
+    let wal = env.store.with_extension("db-wal");
+    if wal.exists() {
+        assert_eq!(mode(&wal), 0o600);
+    }
+    let xdg = env.home.join("xdg");
+    let out = env
+        .command(&["remember", "--kind", "finding", "--title", "Default"])
+        .env_remove("MNEMO_STORE")
+        .env("XDG_DATA_HOME", &xdg)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(mode(&xdg.join("mnemo")), 0o700);
+    assert_eq!(mode(&xdg.join("mnemo/memory.db")), 0o600);
+    // An existing store that others can read is named, with the fix.
+    std::fs::set_permissions(&env.store, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+    let out = env.command(&["list"]).output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("can be read by other users (mode 644)") && err.contains("chmod 600"), "{err}");
+    // Hook session files keep the user's prompts: private too.
+    let hook = env.command(&["hook", "user-prompt"]).stdin(std::process::Stdio::piped()).spawn().unwrap();
+    drop(hook.wait_with_output().unwrap());
+    std::fs::set_permissions(&env.store, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let sessions = env.store.parent().unwrap().join("sessions");
+    if sessions.exists() {
+        assert_eq!(mode(&sessions), 0o700);
+        for file in std::fs::read_dir(&sessions).unwrap().flatten() {
+            assert_eq!(mode(&file.path()), 0o600, "{}", file.path().display());
+        }
+    }
+}
+
+#[test]
+fn a_store_that_is_a_fifo_is_named_as_such() {
+    let env = Env::new();
+    let fifo = env.home.join("fifo.db");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let err = env.fails(&["--store", fifo.to_str().unwrap(), "list"], 1);
+    assert!(err.contains("it is not a regular file"), "{err}");
+}

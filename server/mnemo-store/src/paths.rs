@@ -20,6 +20,30 @@ pub fn default_store_path_from_env() -> Option<PathBuf> {
     default_store_path(xdg.as_deref(), home.as_deref())
 }
 
+/// Create `dir` (and its missing parents) readable by its owner only
+/// (0700): the store, its session files and kept edits hold a person's
+/// memory and prompts. An existing directory is left as it is.
+pub fn ensure_private_dir(dir: &std::path::Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    if dir.is_dir() {
+        return Ok(());
+    }
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
+}
+
+/// A warning when `path` (an existing store) can be read by other users.
+pub fn openness_warning(path: &std::path::Path) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(path).ok()?.permissions().mode() & 0o777;
+    (mode & 0o077 != 0).then(|| {
+        format!(
+            "the store {} can be read by other users (mode {mode:o}); it holds your memory: chmod 600 {}",
+            path.display(),
+            path.display()
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

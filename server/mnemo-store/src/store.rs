@@ -25,15 +25,33 @@ pub struct Store {
 
 impl Store {
     /// Open (creating if needed) the store at `path` and migrate it.
+    /// Open the store at `path`, creating it (mode 0600) when the file does
+    /// not exist yet — but never its directory: a mistyped path must not
+    /// quietly become a new, empty store. (The default store's directory is
+    /// made by [`crate::paths::ensure_private_dir`].)
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|e| StoreError::CannotOpen {
-                path: path.to_path_buf(),
-                reason: format!("cannot create the directory {}: {e}", parent.display()),
-            })?;
+        let cannot = |reason: String| StoreError::CannotOpen { path: path.to_path_buf(), reason };
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty())
+            && !parent.is_dir()
+        {
+            return Err(cannot(format!(
+                "the directory {} does not exist (mnemo creates a store only in an existing directory; create it first if this path is right)",
+                parent.display()
+            )));
         }
-        if path.is_dir() {
-            return Err(StoreError::CannotOpen { path: path.to_path_buf(), reason: "it is a directory".into() });
+        match std::fs::metadata(path) {
+            Ok(meta) if meta.is_dir() => return Err(cannot("it is a directory".into())),
+            Ok(meta) if !meta.is_file() => {
+                return Err(cannot(
+                    "it is not a regular file (a FIFO, a device or a socket?); pass --store PATH to a store file"
+                        .into(),
+                ));
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                create_private(path).map_err(|e| cannot(e.to_string()))?
+            }
+            Err(e) => return Err(cannot(e.to_string())),
         }
         let started = Instant::now();
         loop {
@@ -149,5 +167,16 @@ fn reclassify(e: StoreError, path: &Path) -> StoreError {
     match e {
         StoreError::Sqlite(inner) => classify(inner, path),
         other => other,
+    }
+}
+
+/// A new, empty store file readable by its owner only (SQLite gives its WAL
+/// and shared-memory files the same mode).
+fn create_private(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    match std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(e),
     }
 }

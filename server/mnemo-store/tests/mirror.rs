@@ -29,6 +29,7 @@ fn fixture() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap().join("larder");
     std::fs::create_dir_all(root.join("server/src")).unwrap();
+    std::fs::create_dir_all(dir.path().join("data")).unwrap();
     let store_path = dir.path().join("data/memory.db");
     let store = Store::open(&store_path).unwrap();
     let workspace = Workspace::resolve(Some(root.to_str().unwrap()), &root).unwrap();

@@ -17,6 +17,7 @@ struct Fixture {
 
 fn fixture() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("nested")).unwrap();
     let path = dir.path().join("nested/memory.db");
     let store = Store::open(&path).unwrap();
     Fixture { _dir: dir, path, store }

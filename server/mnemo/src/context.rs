@@ -30,8 +30,16 @@ impl Context {
     pub fn new(global: &Global) -> anyhow::Result<Context> {
         let store_path = match &global.store {
             Some(path) => path.clone(),
-            None => mnemo_store::paths::default_store_path_from_env()
-                .ok_or_else(|| anyhow!("no store location: set XDG_DATA_HOME or HOME, or pass --store PATH"))?,
+            None => {
+                let path = mnemo_store::paths::default_store_path_from_env()
+                    .ok_or_else(|| anyhow!("no store location: set XDG_DATA_HOME or HOME, or pass --store PATH"))?;
+                // The default store is the one created without asking: its directory too, private.
+                if let Some(dir) = path.parent() {
+                    mnemo_store::paths::ensure_private_dir(dir)
+                        .with_context(|| format!("cannot create the store's directory {}", dir.display()))?;
+                }
+                path
+            }
         };
         let cwd = std::env::current_dir().context("cannot read the current directory")?;
         let workspace = Workspace::resolve(global.workspace.as_deref(), &cwd)?;
@@ -61,7 +69,11 @@ impl Context {
 
     /// Open the store and nothing else (for commands that render the mirror themselves).
     pub fn open_without_catch_up(&self) -> anyhow::Result<Store> {
-        Ok(Store::open(&self.store_path)?)
+        let store = Store::open(&self.store_path)?;
+        if let Some(warning) = mnemo_store::paths::openness_warning(&self.store_path) {
+            eprintln!("warning: {warning}");
+        }
+        Ok(store)
     }
 
     /// The workspace's mirror when `[memory_export] enabled`; a broken setting is

@@ -108,7 +108,7 @@ pub fn edit(ctx: &Context) -> anyhow::Result<ExitCode> {
     let document = store.checkout(&ctx.workspace)?;
     drop(store);
     let dir = ctx.store_path.parent().unwrap_or(Path::new(".")).join("edits");
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    mnemo_store::paths::ensure_private_dir(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let kept = kept_edits(&dir, &ctx.workspace.id);
     if !kept.is_empty() {
         let files: Vec<String> = kept.iter().map(|f| f.display().to_string()).collect();

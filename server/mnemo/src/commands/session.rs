@@ -50,11 +50,23 @@ pub fn load(path: &Path) -> SessionState {
 /// never the hook's output.
 pub fn save(path: &Path, state: &SessionState) {
     let Some(dir) = path.parent() else { return };
-    let _ = std::fs::create_dir_all(dir);
+    // The user's prompts are in here: a private directory, private files.
+    let _ = mnemo_store::paths::ensure_private_dir(dir);
     let text = serde_json::to_string(state).unwrap_or_default();
     // Always rewritten, even unchanged: the file's time is the session's last activity.
     let temp = path.with_extension(format!("json.{}.tmp", std::process::id()));
-    if std::fs::write(&temp, text).and_then(|()| std::fs::rename(&temp, path)).is_err() {
+    let write_private = |file: &Path| {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(file)?
+            .write_all(text.as_bytes())
+    };
+    if write_private(&temp).and_then(|()| std::fs::rename(&temp, path)).is_err() {
         let _ = std::fs::remove_file(&temp);
     }
     prune(dir, SystemTime::now(), SESSION_RETENTION);
