@@ -147,3 +147,31 @@ fn a_store_that_is_a_fifo_is_named_as_such() {
     let err = env.fails(&["--store", fifo.to_str().unwrap(), "list"], 1);
     assert!(err.contains("it is not a regular file"), "{err}");
 }
+
+#[test]
+fn one_workspaces_language_server_never_hands_out_anothers_memory() {
+    use serde_json::json;
+    let env = Env::new();
+    env.remember("finding", "Ours");
+    let other = env.home.join("other");
+    std::fs::create_dir_all(other.join(".git")).unwrap();
+    let out = env
+        .command(&["remember", "--kind", "finding", "--title", "Their secret"])
+        .current_dir(&other)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let mut client = crate::lsp::Client::start(&env);
+    client
+        .request("initialize", json!({ "processId": null, "rootUri": crate::lsp::uri(&env.root), "capabilities": {} }));
+    client.notify("initialized", json!({}));
+    for method in ["memory/checkout", "memory/mirror"] {
+        let answer = client.request(method, json!({ "workspace": other.to_str().unwrap() }));
+        assert!(answer["result"].is_null(), "{method}: {answer}");
+        assert!(answer["error"]["message"].as_str().unwrap().contains("is another workspace"), "{answer}");
+        assert!(!answer.to_string().contains("Their secret"));
+    }
+    let own = client.request("memory/checkout", json!({ "workspace": env.root.to_str().unwrap() }));
+    assert!(own["result"]["text"].as_str().unwrap().contains("Ours"));
+    client.finish();
+}

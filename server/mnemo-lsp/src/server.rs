@@ -220,12 +220,7 @@ impl Backend {
     }
 
     async fn checkout(&self, params: CheckoutParams) -> Result<CheckoutResult> {
-        let workspace = match params.workspace {
-            Some(dir) => {
-                Workspace::resolve(Some(&dir), std::path::Path::new("/")).map_err(|e| invalid(e.to_string()))?
-            }
-            None => self.workspace(),
-        };
+        let workspace = self.requested_workspace(params.workspace.as_deref())?;
         let uri = checkout_uri(&workspace.id);
         let document = self.with_store(move |store| store.checkout(&workspace)).await?;
         let handed = HandedOut { epoch: document.epoch, text: document.text.clone(), pristine: true };
@@ -233,14 +228,25 @@ impl Backend {
         Ok(CheckoutResult { text: document.text, epoch: document.epoch, uri })
     }
 
+    /// The workspace a request names, which must be this server's own: reads
+    /// are scoped like writes, so one workspace's server never hands out
+    /// another's memory.
+    fn requested_workspace(&self, dir: Option<&str>) -> Result<Workspace> {
+        let own = self.workspace();
+        let Some(dir) = dir else { return Ok(own) };
+        let asked = Workspace::resolve(Some(dir), std::path::Path::new("/")).map_err(|e| invalid(e.to_string()))?;
+        if asked.id != own.id {
+            return Err(invalid(format!(
+                "this language server serves the workspace {}; {dir} is another workspace, served by its own server (open it as a folder of its own)",
+                own.id
+            )));
+        }
+        Ok(asked)
+    }
+
     /// `memory/mirror`: where the workspace's mirror is, as configured.
     async fn mirror(&self, params: MirrorParams) -> Result<MirrorResult> {
-        let workspace = match params.workspace {
-            Some(dir) => {
-                Workspace::resolve(Some(&dir), std::path::Path::new("/")).map_err(|e| invalid(e.to_string()))?
-            }
-            None => self.workspace(),
-        };
+        let workspace = self.requested_workspace(params.workspace.as_deref())?;
         let location = mirror::location(&workspace).map_err(internal)?;
         Ok(MirrorResult {
             path: location.as_ref().map(|l| l.path.display().to_string()),

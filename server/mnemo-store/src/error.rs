@@ -26,7 +26,9 @@ pub enum StoreError {
     Locked { path: PathBuf, seconds: u64 },
     #[error("no note #{id} in this workspace ({workspace}); `mnemo list` shows its notes")]
     NoSuchNote { id: NoteId, workspace: String },
-    #[error("note #{id} belongs to another workspace ({owner}); pass --all-workspaces to reach it")]
+    /// The owner is kept for callers, never shown: a refusal must not tell one
+    /// workspace where another lives.
+    #[error("note #{id} belongs to another workspace; pass --all-workspaces to reach it")]
     OtherWorkspace { id: NoteId, owner: String },
     #[error(
         "this checkout (epoch {epoch}) was not handed out by this store; take a fresh checkout with `mnemo checkout` or `mnemo edit`"
