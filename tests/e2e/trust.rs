@@ -175,3 +175,40 @@ fn one_workspaces_language_server_never_hands_out_anothers_memory() {
     assert!(own["result"]["text"].as_str().unwrap().contains("Ours"));
     client.finish();
 }
+
+#[test]
+fn a_fifo_a_device_or_an_empty_file_at_the_mirror_path_is_never_read_blocked_on_or_replaced() {
+    let env = Env::new();
+    env.ok(&["export", "--enable"]);
+    let mirror = env.root.join("MEMORY.md");
+    // A FIFO: no command may hang on it (each runs under `timeout`), and the write still lands.
+    std::fs::remove_file(&mirror).unwrap();
+    assert!(std::process::Command::new("mkfifo").arg(&mirror).status().unwrap().success());
+    for script in ["timeout 10 \"$MNEMO\" list", "timeout 10 \"$MNEMO\" remember --kind task --title 'Past a FIFO'"] {
+        let out = env.shell(script, &[]).output().unwrap();
+        assert!(out.status.success(), "{script}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let out = env.shell("timeout 10 \"$MNEMO\" remember --kind task --title 'Again'", &[]).output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("is not a regular file"), "{err}");
+    // A committed symlink to /dev/zero: the language server answers at once and reads nothing of it.
+    std::fs::remove_file(&mirror).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &mirror).unwrap();
+    let mut client = crate::lsp::Client::start(&env);
+    client.request(
+        "initialize",
+        serde_json::json!({ "processId": null, "rootUri": crate::lsp::uri(&env.root), "capabilities": {} }),
+    );
+    let started = std::time::Instant::now();
+    let symbols = client.request("workspace/symbol", serde_json::json!({ "query": "FIFO" }));
+    assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+    assert!(symbols["error"].is_null(), "{symbols}");
+    client.finish();
+    // An empty file is not a mirror: it is left alone, and the warning says why.
+    std::fs::remove_file(&mirror).unwrap();
+    std::fs::write(&mirror, "").unwrap();
+    let out = env.run(&["remember", "--kind", "task", "--title", "Not over an empty file"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8(out.stderr).unwrap().contains("it exists and is an empty file"));
+    assert_eq!(std::fs::read(&mirror).unwrap(), b"");
+}

@@ -114,7 +114,7 @@ impl Backend {
     /// file's mode. Never the mirror: only the mirror writer writes that.
     fn rewrite_checkout_file(&self, path: &Path, text: &str) -> std::result::Result<(), String> {
         let is_mirror_path = self.mirror_path().is_some_and(|m| same_file(&m, path));
-        let holds_mirror = std::fs::read(path).is_ok_and(|bytes| bytes.starts_with(MIRROR_HEADER.as_bytes()));
+        let holds_mirror = mnemo_store::repo_file::starts_with(path, MIRROR_HEADER.as_bytes());
         if is_mirror_path || holds_mirror {
             return Err(format!("{} is the read-only mirror; mnemo never rewrites it from an editor", path.display()));
         }

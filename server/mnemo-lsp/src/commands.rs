@@ -49,7 +49,8 @@ impl Backend {
     async fn open_note(&self, id: NoteId) -> Result<Value> {
         let workspace = self.workspace();
         let mirror = workspace.root.as_ref().map(|r| r.join("MEMORY.md"));
-        let in_mirror = mirror.as_ref().and_then(|m| std::fs::read_to_string(m).ok()).and_then(|t| entry_line(&t, id));
+        let in_mirror =
+            mirror.as_ref().and_then(|m| mnemo_store::repo_file::read_text(m).ok()).and_then(|t| entry_line(&t, id));
         let (uri, line) = match (in_mirror, mirror.as_ref().and_then(Uri::from_file_path)) {
             (Some(line), Some(uri)) => (uri, line),
             _ => return self.open_for_editing(id).await,

@@ -110,7 +110,7 @@ impl Refresher {
             let mirrors: Vec<(Uri, String)> = open_mirrors
                 .into_iter()
                 .filter_map(|uri| {
-                    let text = std::fs::read_to_string(crate::uris::file_path(&uri)?).ok()?;
+                    let text = mnemo_store::repo_file::read_text(&crate::uris::file_path(&uri)?).ok()?;
                     Some((uri, text))
                 })
                 .collect();

@@ -402,7 +402,7 @@ impl LanguageServer for Backend {
     async fn symbol(&self, params: WorkspaceSymbolParams) -> Result<Option<WorkspaceSymbolResponse>> {
         let workspace = self.workspace();
         let Some(mirror) = self.mirror_path() else { return Ok(None) };
-        let lines = std::fs::read_to_string(&mirror).map(|t| entry_lines(&t)).unwrap_or_default();
+        let lines = mnemo_store::repo_file::read_text(&mirror).map(|t| entry_lines(&t)).unwrap_or_default();
         let query = params.query.trim().to_string();
         let Ranking { embed, lexical_reason } = self.load_ranking().await;
         let vector = match (&embed, query.is_empty()) {
@@ -534,7 +534,7 @@ impl LanguageServer for Backend {
         let position = params.text_document_position_params;
         let Some(id) = self.reference(&position).await else { return Ok(None) };
         let Some(mirror) = self.mirror_path() else { return Ok(None) };
-        let Ok(text) = std::fs::read_to_string(&mirror) else { return Ok(None) };
+        let Ok(text) = mnemo_store::repo_file::read_text(&mirror) else { return Ok(None) };
         let lines = entry_lines(&text);
         if !lines.contains_key(&id) {
             return Ok(None);

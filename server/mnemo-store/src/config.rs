@@ -118,9 +118,9 @@ impl WorkspaceConfig {
             return Ok(WorkspaceConfig::default());
         };
         let path = root.join(CONFIG_PATH);
-        let text = match std::fs::read_to_string(&path) {
+        let text = match crate::repo_file::read_text(&path) {
             Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(e) if e.is_not_found() => {
                 return Ok(WorkspaceConfig::default());
             }
             Err(e) => {
@@ -195,9 +195,9 @@ impl WorkspaceConfig {
     pub fn set_memory_export(root: &Path, enabled: bool, path: Option<&str>) -> Result<(), ConfigError> {
         let file = root.join(CONFIG_PATH);
         let error = |message: String| ConfigError { path: file.clone(), message };
-        let text = match std::fs::read_to_string(&file) {
+        let text = match crate::repo_file::read_text(&file) {
             Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) if e.is_not_found() => String::new(),
             Err(e) => return Err(error(e.to_string())),
         };
         let mut doc: toml_edit::DocumentMut =

@@ -19,6 +19,7 @@ pub mod mirror;
 pub mod paths;
 mod read;
 pub mod recall;
+pub mod repo_file;
 mod schema;
 mod sql_codec;
 mod store;

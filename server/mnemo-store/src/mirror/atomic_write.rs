@@ -29,7 +29,8 @@ impl StagedFile {
     /// checkout file) to a temp file in the same directory. `None` (and
     /// nothing written) when the file already holds exactly `bytes`.
     pub fn stage(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<Option<StagedFile>> {
-        if std::fs::read(path).is_ok_and(|current| current == bytes) {
+        let current = crate::repo_file::read_limited(path, bytes.len() as u64);
+        if current.is_ok_and(|current| current == bytes) {
             return Ok(None);
         }
         static SEQUENCE: AtomicU64 = AtomicU64::new(0);

@@ -77,10 +77,23 @@ impl MirrorTarget {
             if meta.is_dir() {
                 return Err(MirrorError::NotWritable { path: shown, reason: "it is a directory".into() });
             }
-            if meta.len() > 0 && !is_a_mirror(&path) {
+            if !meta.is_file() {
                 return Err(MirrorError::NotWritable {
                     path: shown,
-                    reason: "it exists and is not a mnemo mirror (line 1 is not the mirror header); move it aside or choose another path".into(),
+                    reason: "it is not a regular file (a FIFO or a device?); move it aside or choose another path"
+                        .into(),
+                });
+            }
+            // Only a file that is already a mirror is ever replaced — an empty one is not.
+            if !is_a_mirror(&path) {
+                let what = if meta.len() == 0 {
+                    "an empty file"
+                } else {
+                    "not a mnemo mirror (line 1 is not the mirror header)"
+                };
+                return Err(MirrorError::NotWritable {
+                    path: shown,
+                    reason: format!("it exists and is {what}; move it aside or choose another path"),
                 });
             }
         }
@@ -193,10 +206,7 @@ fn recorded_epoch(store: &Store, target: &MirrorTarget) -> Result<Option<i64>, S
 
 /// Whether `path` starts with the mirror header (only a mirror is ever overwritten).
 fn is_a_mirror(path: &Path) -> bool {
-    use std::io::Read;
-    let mut start = [0u8; 20];
-    std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut start)).is_ok()
-        && start.starts_with(b"<!-- mnemo mirror")
+    crate::repo_file::starts_with(path, b"<!-- mnemo mirror")
 }
 
 fn record_epoch(store: &Store, target: &MirrorTarget, epoch: i64) -> Result<(), StoreError> {

@@ -22,7 +22,7 @@ use crate::output::print_json;
 const LEFT_TO_RESOLVE: u8 = 3;
 
 pub fn checkin(ctx: &Context, args: Checkin) -> anyhow::Result<ExitCode> {
-    let text = std::fs::read_to_string(&args.file)
+    let text = mnemo_store::repo_file::read_text(&args.file)
         .with_context(|| format!("cannot read {}; check the path", args.file.display()))?;
     let resolutions = Resolutions {
         keep_mine: args.keep_mine.iter().copied().collect(),
