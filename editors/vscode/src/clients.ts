@@ -60,9 +60,16 @@ export class Clients implements vscode.Disposable {
     );
   }
 
-  /// Start a client for every folder of the workspace.
+  /// Start a client for every folder of the workspace; a folder whose
+  /// server fails to start is reported and does not keep the others from working.
   async startAll(): Promise<void> {
-    await Promise.all((vscode.workspace.workspaceFolders ?? []).map((f) => this.forFolder(f)));
+    await Promise.all(
+      (vscode.workspace.workspaceFolders ?? []).map((folder) =>
+        this.forFolder(folder).catch((error) => {
+          void vscode.window.showErrorMessage(`mnemo: the language server for ${folder.name} did not start: ${(error as Error).message}`);
+        }),
+      ),
+    );
   }
 
   /// The folder's client, started.

@@ -15,6 +15,5 @@ describe('journey: a draft across a reload (before)', function () {
     assert.ok(!doc.isDirty, 'autosaved');
     assert.ok(doc.getText().includes('Ship the beta on Fridays before noon'));
     assert.ok(!h.notesIn(root).some((n) => n.title.includes('before noon')), 'nothing checked in');
-    await h.sleep(1000); // the workspace state is written behind
   });
 });
