@@ -44,6 +44,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const serverCommands = new ServerCommands(clients, memory, () => void status.refresh());
   context.subscriptions.push(
     vscode.workspace.registerFileSystemProvider('memory', memory, { isCaseSensitive: true }),
+    memory,
     reasons,
     status,
     serverCommands,

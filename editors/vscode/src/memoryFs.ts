@@ -35,7 +35,7 @@ export interface Resolutions {
   takeTheirs?: number[];
 }
 
-export class MemoryFileSystem implements vscode.FileSystemProvider {
+export class MemoryFileSystem implements vscode.FileSystemProvider, vscode.Disposable {
   /// The text the next read returns (a check-in's new render, a refresh).
   private readonly pending = new Map<string, string>();
   /// The last pure render of the store each document was given.
@@ -47,6 +47,13 @@ export class MemoryFileSystem implements vscode.FileSystemProvider {
   private readonly mtimes = new Map<string, number>();
   private readonly emitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
   readonly onDidChangeFile = this.emitter.event;
+  /// Documents whose check-in changed their text while VS Code saved them.
+  private readonly reloadAfterSave = new Set<string>();
+  private readonly saved = vscode.workspace.onDidSaveTextDocument((document) => {
+    if (this.reloadAfterSave.delete(key(document.uri))) {
+      this.changed(document.uri);
+    }
+  });
 
   constructor(
     private readonly clients: Clients,
@@ -148,9 +155,10 @@ export class MemoryFileSystem implements vscode.FileSystemProvider {
     }
     if (result.text !== null && result.text !== text) {
       if (saving) {
-        // Announced once VS Code has finished recording the save, or it would
-        // take the change for its own write.
-        setTimeout(() => this.changed(uri), 300);
+        // Announced once VS Code has recorded the save (onDidSaveTextDocument):
+        // told earlier, it would take the change for its own write and never
+        // read the new text (a timer lost that race on a slow connection).
+        this.reloadAfterSave.add(key(uri));
       } else {
         await this.reload(uri);
       }
@@ -188,6 +196,11 @@ export class MemoryFileSystem implements vscode.FileSystemProvider {
     this.drafts.drop(uri);
     this.pending.delete(key(uri));
     this.mtimes.set(key(uri), (this.mtimes.get(key(uri)) ?? 1) + 1);
+  }
+
+  dispose(): void {
+    this.saved.dispose();
+    this.emitter.dispose();
   }
 
   readDirectory(): [string, vscode.FileType][] {

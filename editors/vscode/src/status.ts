@@ -38,7 +38,7 @@ export class Status implements vscode.Disposable {
       return;
     }
     if (draft.kind === 'autosaved') {
-      this.draft.text = '$(edit) memory draft, not checked in';
+      this.draft.text = '$(edit) memory draft, not checked in · save to check in';
       this.draft.tooltip = 'Autosave kept this text without checking it in. Save (Ctrl+S) checks it in; "mnemo: Revert to Store" discards it.';
       this.draft.command = 'mnemo.checkIn';
     } else {

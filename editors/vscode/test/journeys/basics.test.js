@@ -1,9 +1,11 @@
 // Journey: a person reads and edits the memory of one project. Hover over
-// an entry of the mirror; the memory tab and the mirror tab are told apart;
-// a fresh memory document follows the store (its own code-action revoke
-// with a reason typed into the input box, a CLI flag-stale); a title edited
-// and saved with Ctrl+S is exactly one supersession, and the mirror on disk
-// is only ever written by the mirror writer (mirror header, mode 0444).
+// an entry of the mirror; Edit Memory opens the checkout, whose tab is told
+// apart from the mirror's; a fresh memory document follows the store (its
+// own code-action revoke with a reason typed into the input box, a CLI
+// flag-stale); a title edited and saved with Ctrl+S is exactly one
+// supersession, and the mirror on disk is only ever written by the mirror
+// writer (mirror header, mode 0444); a line typed under a section becomes a
+// new note.
 const assert = require('node:assert');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -37,9 +39,12 @@ describe('journey: basics', function () {
     await h.screenshot('basics-hover');
   });
 
-  it('the memory tab and the mirror tab have different titles', async () => {
+  it('Edit Memory opens the checkout; its tab and the mirror\'s have different titles', async () => {
     await vscode.window.showTextDocument(vscode.Uri.file(mirror), { preview: false });
-    await h.openMemory();
+    await vscode.commands.executeCommand('mnemo.editMemory');
+    const editor = vscode.window.activeTextEditor;
+    assert.strictEqual(editor.document.uri.toString(), vscode.Uri.from({ scheme: 'memory', path: `${root}/MEMORY.md` }).toString());
+    assert.match(editor.document.lineAt(0).text, /^<!-- mnemo checkout · workspace /);
     const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs);
     const labelOf = (scheme) => tabs.find((t) => t.input && t.input.uri && t.input.uri.scheme === scheme)?.label;
     assert.strictEqual(labelOf('file'), 'MEMORY.md');
@@ -85,8 +90,7 @@ describe('journey: basics', function () {
   });
 
   it('a title edited and saved with Ctrl+S is one supersession; the mirror is written by the mirror writer only', async () => {
-    const before = fs.readFileSync(mirror);
-    assert.ok(before.toString().startsWith(MIRROR_HEADER));
+    assert.ok(fs.readFileSync(mirror, 'utf8').startsWith(MIRROR_HEADER));
     assert.strictEqual(fs.statSync(mirror).mode & 0o777, 0o444);
     const id = h.idOf(root, 'Store dates in UTC');
     const events = h.eventsIn(root).length;
@@ -118,6 +122,16 @@ describe('journey: basics', function () {
     assert.strictEqual(fs.statSync(mirror).mtimeMs, mtime, 'and was not rewritten');
     assert.strictEqual(fs.statSync(mirror).mode & 0o777, 0o444);
     await h.screenshot('basics-saved');
-    void before;
+  });
+
+  it('a line typed under a section and saved becomes a new note of that kind, by a human', async () => {
+    const { doc, editor } = await h.openMemory();
+    await h.cursorAtEndOf(editor, '## Tasks');
+    await h.browser([{ press: 'Enter' }, { press: 'Enter' }, { type: '- low · Typed in VS Code' }, { press: 'Control+s' }]);
+    const typed = await h.until('the new note', () => h.notesIn(root).find((n) => n.title === 'Typed in VS Code'));
+    assert.strictEqual(typed.kind, 'task');
+    assert.strictEqual(typed.priority, 'low');
+    assert.strictEqual(typed.provenance, 'human');
+    await h.until('the new render', () => doc.getText().includes(`[#${typed.id}] `));
   });
 });

@@ -110,7 +110,8 @@ describe('journey: two repositories in one window', function () {
     await h.until('B\'s supersession', () => h.notesIn(b).some((n) => n.title === `${B_TITLE} (stable is fine now)`));
     assert.strictEqual(h.eventsIn(a).length, before, 'nothing happened in A');
     assert.ok(!h.notesIn(a).some((n) => n.title.includes('stable is fine now')));
-    await h.until('B\'s new render', () => !doc.isDirty && doc.getText().includes('SUPERSEDED'));
+    await h.until('B\'s new render', () => !doc.isDirty && doc.getText().includes('SUPERSEDED'))
+      .catch((error) => { throw new Error(`${error.message} (dirty: ${doc.isDirty}):\n${doc.getText()}`); });
     await h.screenshot('multi-root-saved');
   });
 });
