@@ -124,7 +124,7 @@ impl Env {
             .map(|i| {
                 let (title, body) = text(i);
                 let record = serde_json::json!({ "id": i, "kind": "finding", "title": title, "body": body,
-                    "created": "2026-10-01", "workspace": workspace });
+                    "created": "2026-08-01", "workspace": workspace });
                 format!("{record}\n")
             })
             .collect();

@@ -212,3 +212,51 @@ fn a_fifo_a_device_or_an_empty_file_at_the_mirror_path_is_never_read_blocked_on_
     assert!(String::from_utf8(out.stderr).unwrap().contains("it exists and is an empty file"));
     assert_eq!(std::fs::read(&mirror).unwrap(), b"");
 }
+
+#[test]
+fn a_clock_that_goes_back_is_refused_and_a_tampered_schema_version_is_one_line() {
+    let env = Env::new();
+    let id = env.remember("task", "Dated now");
+    let out = env
+        .command(&["revoke", &id.to_string(), "--reason", "from the past"])
+        .env("MNEMO_NOW", "2020-01-01T00:00:00Z")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("the clock says 2020-01-01T00:00:00Z, before the note's latest event"), "{err}");
+    assert_eq!(env.json(&["show", &id.to_string()])["state"], "active");
+    // A lowered user_version: one line that says what to do, no SQL.
+    let conn = rusqlite::Connection::open(&env.store).unwrap();
+    conn.pragma_update(None, "user_version", 2).unwrap();
+    drop(conn);
+    let err = env.fails(&["list"], 1);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("from schema version 2") && err.contains("restore it from a backup"), "{err}");
+    assert!(!err.contains("CREATE"), "{err}");
+}
+
+#[test]
+fn line_numbers_past_u32_are_refused_not_wrapped() {
+    use serde_json::json;
+    let env = Env::new();
+    let id = crate::support::parse_id(&env.ok(&[
+        "remember",
+        "--kind",
+        "gotcha",
+        "--title",
+        "Anchored",
+        "--anchor",
+        "src/lock.rs:2-3",
+    ]));
+    let mut client = crate::lsp::Client::start(&env);
+    client
+        .request("initialize", json!({ "processId": null, "rootUri": crate::lsp::uri(&env.root), "capabilities": {} }));
+    let answer = client.request(
+        "workspace/executeCommand",
+        json!({ "command": "mnemo.reanchor", "arguments": [id, 0, 4_294_967_298u64, 4_294_967_299u64] }),
+    );
+    assert!(answer["error"]["message"].as_str().unwrap().contains("lines from 1 to 4294967295"), "{answer}");
+    assert_eq!(env.json(&["show", &id.to_string()])["state"], "active", "nothing was re-anchored");
+    client.finish();
+}

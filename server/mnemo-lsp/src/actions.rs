@@ -152,7 +152,11 @@ pub fn parse_command(command: &str, arguments: &[Value]) -> Result<CommandReques
                 arguments
                     .get(index)
                     .and_then(Value::as_u64)
-                    .ok_or(format!("{command}: the arguments are [id, anchor position, start line, end line]"))
+                    .filter(|n| index == 1 || (1..=u64::from(u32::MAX)).contains(n))
+                    .ok_or(format!(
+                        "{command}: the arguments are [id, anchor position, start line, end line], lines from 1 to {}",
+                        u32::MAX
+                    ))
             };
             let (position, start, end) = (number(1)?, number(2)?, number(3)?);
             return Ok(CommandRequest::Reanchor {

@@ -36,6 +36,15 @@ pub enum StoreError {
     UnknownCheckout { epoch: i64 },
     #[error("this is a checkout of workspace {workspace}; check it in from there (or pass --workspace)")]
     CheckoutOfOtherWorkspace { workspace: String },
+    #[error(
+        "note #{id}: the clock says {}, before the note's latest event ({}); nothing was written: check the system clock (or MNEMO_NOW)",
+        .at.rfc3339(), .latest.rfc3339()
+    )]
+    ClockBehind { id: NoteId, at: mnemo_core::Timestamp, latest: mnemo_core::Timestamp },
+    #[error(
+        "cannot upgrade the store at {path} from schema version {from}: {reason}; its version number does not match its tables (was it altered by hand?): restore it from a backup"
+    )]
+    BrokenSchema { path: PathBuf, from: i64, reason: String },
     #[error("note #{id}: {source}")]
     Transition { id: NoteId, source: TransitionError },
     #[error("cannot forget #{id}: the history of {} points at it as the successor; forget those first", list_ids(.predecessors))]

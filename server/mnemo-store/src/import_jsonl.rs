@@ -142,9 +142,10 @@ pub fn write(
                     let (by, successor_created) = ids[&successor.expect("checked")];
                     (EventKind::Superseded { by }, successor_created.max(r.created))
                 }
-                "revoked" => (EventKind::Revoked, now),
-                "stale_flagged" => (EventKind::StaleFlagged, now),
-                "expired" => (EventKind::Expired, now),
+                // Never before the note's own creation (a record may be dated after this clock).
+                "revoked" => (EventKind::Revoked, now.max(r.created)),
+                "stale_flagged" => (EventKind::StaleFlagged, now.max(r.created)),
+                "expired" => (EventKind::Expired, now.max(r.created)),
                 _ => unreachable!("statuses are checked before writing"),
             };
             let reason = reason.clone().or_else(|| Some(format!("imported as {status}")));

@@ -369,6 +369,8 @@ pub fn write(
     Ok(store.write(|w| {
         let mut report = VectrReport { already_imported: already, ..VectrReport::default() };
         let mut ids: HashMap<i64, NoteId> = HashMap::new();
+        // The latest time in each note's replayed history.
+        let mut latest: HashMap<NoteId, Timestamp> = HashMap::new();
         for (index, (vectr, note)) in notes.into_iter().enumerate() {
             let actor = creator(note.provenance);
             let id = w.create(workspace, note, actor, at(vectr.created_at))?;
@@ -378,6 +380,7 @@ pub fn write(
                 w.put_vectors(id, workspace, vector, model)?;
             }
             ids.insert(vectr.id, id);
+            latest.insert(id, at(vectr.created_at));
             report.ids.push((vectr.id, id));
             report.notes += 1;
             report.events += 1;
@@ -393,8 +396,13 @@ pub fn write(
             };
             let data =
                 EventData { kind, actor: actor_of(&event.actor), at: at(event.ts), reason: event.reason.clone() };
+            let when = data.at;
             match w.append(&Scope::All, ids[&event.note_id], data) {
-                Ok(_) => report.events += 1,
+                Ok(_) => {
+                    report.events += 1;
+                    let last = latest.entry(ids[&event.note_id]).or_insert(when);
+                    *last = (*last).max(when);
+                }
                 Err(StoreError::Transition { source, .. }) => report.not_applied.push(refused(source.to_string())),
                 Err(e) => return Err(e),
             }
@@ -404,7 +412,8 @@ pub fn write(
             let data = EventData {
                 kind: EventKind::StaleFlagged,
                 actor: Actor::System,
-                at: now,
+                // Never before the history just replayed (vectr's log may end after this clock).
+                at: latest.get(&id).map_or(now, |last| now.max(*last)),
                 reason: Some("an anchored file changed since vectr recorded it".into()),
             };
             match w.append(&Scope::All, id, data) {

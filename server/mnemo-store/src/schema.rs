@@ -154,7 +154,16 @@ pub(crate) fn migrate(conn: &mut Connection, path: &std::path::Path) -> Result<(
         return Err(StoreError::TooNew { path: path.to_path_buf(), found: current, supported: SCHEMA_VERSION });
     }
     for (index, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
-        tx.execute_batch(sql)?;
+        tx.execute_batch(sql).map_err(|e| StoreError::BrokenSchema {
+            path: path.to_path_buf(),
+            from: current,
+            // SQLite's message, never the migration's SQL.
+            reason: match &e {
+                rusqlite::Error::SqlInputError { msg, .. } => msg.clone(),
+                rusqlite::Error::SqliteFailure(_, Some(msg)) => msg.split(" in ").next().unwrap_or(msg).to_string(),
+                other => other.to_string().split(" in ").next().unwrap_or_default().chars().take(200).collect(),
+            },
+        })?;
         tx.pragma_update(None, "user_version", index as i64 + 1)?;
     }
     tx.commit()?;

@@ -10,6 +10,10 @@ use mnemo_core::expiry::ExpiryPolicy;
 use mnemo_core::lifecycle::created;
 use mnemo_core::model::{MAX_REASON_CHARS, RuleError, normalize_reason};
 use mnemo_core::{Actor, EventData, EventKind, Kind, NewNote, NoteId, NoteState, Timestamp, apply};
+
+/// How far behind a note's latest event a clock may be and still write (its
+/// event is then dated at that latest event): the skew between machines.
+const CLOCK_SKEW_SECONDS: i64 = 24 * 3600;
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use crate::error::StoreError;
@@ -114,6 +118,19 @@ impl<'s> Writer<'s> {
             }));
         }
         let (workspace, state) = self.state_of(scope, id)?;
+        // A note's history moves forward. A clock a little behind the note's
+        // latest event (two machines' skew) is clamped to it; one far behind
+        // is a wrong clock, and would rewrite what was known when: refused.
+        let latest: i64 = self
+            .tx
+            .prepare_cached("SELECT COALESCE(MAX(at), 0) FROM events WHERE note_id = ?1")?
+            .query_row([id], |r| r.get(0))?;
+        if event.at.0 < latest {
+            if latest - event.at.0 > CLOCK_SKEW_SECONDS {
+                return Err(StoreError::ClockBehind { id, at: event.at, latest: Timestamp(latest) });
+            }
+            event.at = Timestamp(latest);
+        }
         if let EventKind::Superseded { by } = event.kind {
             let (successor_workspace, _) = self.state_of(&Scope::All, by)?;
             if successor_workspace != workspace {
