@@ -63,7 +63,7 @@ fn a_store_from_a_newer_mnemo_is_refused() {
     env.remember("gotcha", "a");
     rusqlite::Connection::open(&env.store).unwrap().pragma_update(None, "user_version", 7).unwrap();
     let err = env.fails(&["list"], 1);
-    assert_one_line(&err, "has schema version 7, newer than this mnemo understands (5); upgrade mnemo");
+    assert_one_line(&err, "has schema version 7, newer than this mnemo understands (6); upgrade mnemo");
 }
 
 #[test]

@@ -260,3 +260,92 @@ fn line_numbers_past_u32_are_refused_not_wrapped() {
     assert_eq!(env.json(&["show", &id.to_string()])["state"], "active", "nothing was re-anchored");
     client.finish();
 }
+
+/// A store with a few notes and events, then `tamper` done to its file with
+/// plain SQLite; what `store verify --json` reports.
+fn verify_after(tamper: &str) -> (Env, serde_json::Value, String) {
+    let env = Env::new();
+    let a = env.remember("gotcha", "Release the lock");
+    let b = env.remember("finding", "Cache ratio 0.91");
+    env.ok(&["revoke", &b.to_string(), "--reason", "measured wrong"]);
+    let c = env.remember("task", "To forget");
+    env.ok(&["forget", &c.to_string(), "--confirm"]);
+    env.ok(&["flag-stale", &a.to_string(), "--reason", "lock.rs moved"]);
+    env.ok(&["store", "verify"]);
+    let conn = rusqlite::Connection::open(&env.store).unwrap();
+    conn.execute_batch(tamper).unwrap();
+    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)").unwrap();
+    drop(conn);
+    let out = env.command(&["store", "verify", "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "verify must fail after: {tamper}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = String::from_utf8(env.command(&["store", "verify"]).output().unwrap().stdout).unwrap();
+    (env, report, text)
+}
+
+fn problems(report: &serde_json::Value) -> Vec<String> {
+    report["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| format!("{}: {}", p[0].as_str().unwrap(), p[1].as_str().unwrap()))
+        .collect()
+}
+
+#[test]
+fn verify_finds_every_tampering_and_names_where() {
+    // A clean store with a forgotten note verifies, and shows its chain head.
+    let env = Env::new();
+    let id = env.remember("task", "Gone soon");
+    env.remember("task", "Stays");
+    env.ok(&["forget", &id.to_string(), "--confirm"]);
+    let clean = env.ok(&["store", "verify"]);
+    assert!(clean.starts_with("clean:") && clean.contains("chain head: "), "{clean}");
+
+    let (_, report, text) =
+        verify_after("DROP TRIGGER notes_are_immutable; UPDATE notes SET title = 'Hold the lock' WHERE id = 1;");
+    let found = problems(&report);
+    assert!(
+        found.iter().any(|p| p == "trigger notes_are_immutable: is gone: the append-only guard was dropped"),
+        "{found:?}"
+    );
+    assert!(found.iter().any(|p| p.starts_with("event 1: its hash link does not match")), "{found:?}");
+    assert!(text.contains("event 1: its hash link does not match"), "{text}");
+
+    let (_, report, _) = verify_after(
+        "INSERT INTO forget_permit (note_id) VALUES (2); DELETE FROM events WHERE note_id = 2 AND kind = 'revoked';",
+    );
+    let found = problems(&report);
+    assert!(found.iter().any(|p| p.starts_with("note #2: has a forget permit outside a forget")), "{found:?}");
+    assert!(found.iter().any(|p| p.contains("is missing from the log: deleted without `forget`")), "{found:?}");
+
+    let (_, report, _) = verify_after(
+        "INSERT INTO events (note_id, kind, actor, at, reason) VALUES (1, 'revoked', 'human', 0, 'forged');",
+    );
+    let found = problems(&report);
+    assert!(found.iter().any(|p| p.contains("is not in the hash chain")), "{found:?}");
+    assert!(found.iter().any(|p| p.contains("is dated 1970-01-01T00:00:00Z, before #1 was created")), "{found:?}");
+}
+
+#[test]
+fn verify_finds_a_damaged_page() {
+    let env = Env::new();
+    for i in 0..200 {
+        env.remember("finding", &format!("Filler note number {i} with some words to fill pages"));
+    }
+    let conn = rusqlite::Connection::open(&env.store).unwrap();
+    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)").unwrap();
+    let pages: i64 = conn.query_row("PRAGMA page_count", [], |r| r.get(0)).unwrap();
+    drop(conn);
+    let mut bytes = std::fs::read(&env.store).unwrap();
+    let page = 4096usize;
+    let target = (pages as usize / 2) * page;
+    for (i, byte) in bytes[target..target + page].iter_mut().enumerate() {
+        *byte = (i * 7 + 13) as u8;
+    }
+    std::fs::write(&env.store, bytes).unwrap();
+    let out = env.command(&["store", "verify"]).output().unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(said.contains("the store file") || said.contains("malformed") || said.contains("corrupt"), "{said}");
+}

@@ -7,6 +7,7 @@
 //! project issues INSERT/DELETE against the note tables.
 
 pub mod anchor;
+mod chain;
 pub mod checkout;
 pub mod config;
 pub mod document;

@@ -133,6 +133,35 @@ CREATE TABLE drift_observations (
     PRIMARY KEY (note_id, path, observation)
 );
 "#,
+    r#"
+-- The tamper-evident log (chain.rs): one hash link per event, append-only
+-- like the events; the ids of events `forget` deleted, so the chain can be
+-- followed across them.
+CREATE TABLE event_chain (event_id INTEGER PRIMARY KEY, hash TEXT NOT NULL);
+CREATE TRIGGER event_chain_is_append_only BEFORE UPDATE ON event_chain
+BEGIN SELECT RAISE(ABORT, 'mnemo: the event chain is append-only'); END;
+CREATE TRIGGER event_chain_is_never_deleted BEFORE DELETE ON event_chain
+BEGIN SELECT RAISE(ABORT, 'mnemo: the event chain is append-only'); END;
+CREATE TABLE forgotten_events (event_id INTEGER PRIMARY KEY);
+CREATE TRIGGER forgotten_events_are_append_only BEFORE UPDATE ON forgotten_events
+BEGIN SELECT RAISE(ABORT, 'mnemo: forgotten_events is append-only'); END;
+CREATE TRIGGER forgotten_events_are_never_deleted BEFORE DELETE ON forgotten_events
+BEGIN SELECT RAISE(ABORT, 'mnemo: forgotten_events is append-only'); END;
+"#,
+];
+
+/// The append-only triggers `store verify` expects to find.
+pub const GUARD_TRIGGERS: [&str; 10] = [
+    "events_are_append_only",
+    "events_deleted_only_by_forget",
+    "notes_are_immutable",
+    "notes_deleted_only_by_forget",
+    "anchors_are_immutable",
+    "anchors_deleted_only_by_forget",
+    "event_chain_is_append_only",
+    "event_chain_is_never_deleted",
+    "forgotten_events_are_append_only",
+    "forgotten_events_are_never_deleted",
 ];
 
 /// The schema version this build writes and understands.
@@ -164,6 +193,10 @@ pub(crate) fn migrate(conn: &mut Connection, path: &std::path::Path) -> Result<(
                 other => other.to_string().split(" in ").next().unwrap_or_default().chars().take(200).collect(),
             },
         })?;
+        if sql.contains("CREATE TABLE event_chain") {
+            // The events written before the chain existed are linked once, here.
+            crate::chain::backfill(&tx)?;
+        }
         tx.pragma_update(None, "user_version", index as i64 + 1)?;
     }
     tx.commit()?;

@@ -1,6 +1,9 @@
 //! `store verify`: replay every note's events with the core fold and compare
-//! the result with the materialised `note_state` cache. Any difference (or a
-//! log the fold refuses) is reported by note id.
+//! the result with the materialised `note_state` cache (any difference, or a
+//! log the fold refuses, is reported by note id); then check that the log was
+//! not tampered with: SQLite's own integrity check, the hash chain over the
+//! events (`chain.rs`), the append-only triggers present, no forget permit
+//! left behind, and each note's events moving forward in time.
 
 use std::collections::BTreeMap;
 
@@ -17,11 +20,16 @@ pub struct VerifyReport {
     pub events_replayed: usize,
     /// Note id and what differs.
     pub differences: Vec<(NoteId, String)>,
+    /// Tampering and damage: where (an event, a note, a trigger, the file) and what.
+    pub problems: Vec<(String, String)>,
+    /// The last link of the event chain: record it elsewhere to detect a
+    /// rewrite of the whole log later.
+    pub head: String,
 }
 
 impl VerifyReport {
     pub fn is_clean(&self) -> bool {
-        self.differences.is_empty()
+        self.differences.is_empty() && self.problems.is_empty()
     }
 }
 
@@ -85,6 +93,85 @@ impl Store {
             report.differences.push((id, "cached state for a note that does not exist".into()));
         }
         report.differences.sort_by_key(|(id, _)| *id);
+        report.problems = self.tampering()?;
+        report.head = crate::chain::head(&self.conn)?;
         Ok(report)
+    }
+
+    /// What says the file or its log was altered behind mnemo's back.
+    fn tampering(&self) -> Result<Vec<(String, String)>, StoreError> {
+        let mut found = Vec::new();
+        let integrity: Vec<String> =
+            self.conn.prepare("PRAGMA integrity_check")?.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
+        if integrity != ["ok"] {
+            found.extend(integrity.into_iter().take(20).map(|line| ("the store file".to_string(), line)));
+        }
+        let present: std::collections::HashSet<String> = self
+            .conn
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'")?
+            .query_map([], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        for trigger in crate::schema::GUARD_TRIGGERS {
+            if !present.contains(trigger) {
+                found.push((format!("trigger {trigger}"), "is gone: the append-only guard was dropped".into()));
+            }
+        }
+        let permits: Vec<i64> = self
+            .conn
+            .prepare("SELECT note_id FROM forget_permit")?
+            .query_map([], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        for note in permits {
+            found.push((
+                format!("note #{note}"),
+                "has a forget permit outside a forget: deletes were unlocked by hand".into(),
+            ));
+        }
+        found.extend(crate::chain::problems(&self.conn)?);
+        // Each note's history moves forward, from its creation.
+        let mut stmt = self.conn.prepare(
+            "SELECT e.id, e.note_id, e.kind, e.at, n.created_at FROM events e LEFT JOIN notes n ON n.id = e.note_id ORDER BY e.note_id, e.id",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, i64>(3)?,
+                r.get::<_, Option<i64>>(4)?,
+            ))
+        })?;
+        let mut last: Option<(i64, i64)> = None;
+        for row in rows {
+            let (event, note, kind, at, created) = row?;
+            let first = last.is_none_or(|(n, _)| n != note);
+            if first && kind != "created" {
+                found.push((
+                    format!("event {event}"),
+                    format!("the first event of #{note} is '{kind}', not its creation"),
+                ));
+            }
+            if let Some(created) = created.filter(|c| at < *c) {
+                found.push((
+                    format!("event {event}"),
+                    format!(
+                        "is dated {}, before #{note} was created ({})",
+                        mnemo_core::Timestamp(at).rfc3339(),
+                        mnemo_core::Timestamp(created).rfc3339()
+                    ),
+                ));
+            } else if let Some((_, previous)) = last.filter(|(n, previous)| *n == note && at < *previous) {
+                found.push((
+                    format!("event {event}"),
+                    format!(
+                        "is dated {}, before the event of #{note} logged ahead of it ({})",
+                        mnemo_core::Timestamp(at).rfc3339(),
+                        mnemo_core::Timestamp(previous).rfc3339()
+                    ),
+                ));
+            }
+            last = Some((note, at));
+        }
+        Ok(found)
     }
 }

@@ -195,6 +195,8 @@ impl<'s> Writer<'s> {
         self.tx.execute("DELETE FROM note_state WHERE note_id = ?1", [id])?;
         self.tx.execute("DELETE FROM anchors WHERE note_id = ?1", [id])?;
         self.tx.execute("DELETE FROM drift_observations WHERE note_id = ?1", [id])?;
+        // The chain keeps their links; verify follows it across them.
+        self.tx.execute("INSERT INTO forgotten_events (event_id) SELECT id FROM events WHERE note_id = ?1", [id])?;
         self.tx.execute("DELETE FROM events WHERE note_id = ?1", [id])?;
         self.tx.execute("DELETE FROM notes WHERE id = ?1", [id])?;
         self.tx.execute("DELETE FROM forget_permit WHERE note_id = ?1", [id])?;
@@ -265,13 +267,15 @@ impl<'s> Writer<'s> {
 
     fn insert_event(&mut self, id: NoteId, event: &EventData) -> Result<i64, StoreError> {
         let c = EventColumns::from_event(event);
-        Ok(self
+        let event_id: i64 = self
             .tx
             .prepare_cached(
                 "INSERT INTO events (note_id, kind, actor, at, reason, superseded_by, provenance)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id",
             )?
-            .query_row(params![id, c.kind, c.actor, c.at, c.reason, c.superseded_by, c.provenance], |r| r.get(0))?)
+            .query_row(params![id, c.kind, c.actor, c.at, c.reason, c.superseded_by, c.provenance], |r| r.get(0))?;
+        crate::chain::append(&self.tx, event_id)?;
+        Ok(event_id)
     }
 
     /// The workspace and cached state of note `id`, checked against `scope`.

@@ -17,18 +17,30 @@ pub fn run(ctx: &Context, command: StoreCommand) -> anyhow::Result<ExitCode> {
                 print_json(&json!(report));
             } else if report.is_clean() {
                 println!(
-                    "clean: {} notes, {} events replayed; the state cache matches the log",
+                    "clean: {} notes, {} events replayed; the state cache matches the log; the file, the hash chain, the append-only triggers and the event times hold",
                     report.notes_checked, report.events_replayed
                 );
+                println!("chain head: {} (record it elsewhere to detect a rewrite of the whole log)", report.head);
             } else {
                 for (id, difference) in &report.differences {
                     println!("#{id}: {difference}");
                 }
-                eprintln!(
-                    "{} of {} notes differ from their replayed log",
-                    report.differences.len(),
-                    report.notes_checked
-                );
+                for (place, problem) in &report.problems {
+                    println!("{place}: {problem}");
+                }
+                if !report.differences.is_empty() {
+                    eprintln!(
+                        "{} of {} notes differ from their replayed log",
+                        report.differences.len(),
+                        report.notes_checked
+                    );
+                }
+                if !report.problems.is_empty() {
+                    eprintln!(
+                        "{} signs of damage or tampering; restore the store from a backup, or `mnemo store verify --json` for scripts",
+                        report.problems.len()
+                    );
+                }
             }
             Ok(if report.is_clean() { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
