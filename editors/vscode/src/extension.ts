@@ -10,6 +10,7 @@ import { Clients } from './clients';
 import { registerCommands } from './commands';
 import { Drafts } from './drafts';
 import { MemoryFileSystem } from './memoryFs';
+import { memoryLanguage } from './memoryLanguage';
 import { SaveReasons } from './saveReasons';
 import { findServer } from './server';
 import { ServerCommands } from './serverCommands';
@@ -50,6 +51,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     serverCommands,
   );
   registerCommands(context, server, clients, memory, () => void status.refresh());
+  context.subscriptions.push(memoryLanguage());
   await clients.startAll();
   void status.refresh();
 }
