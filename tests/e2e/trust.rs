@@ -349,3 +349,40 @@ fn verify_finds_a_damaged_page() {
     let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(said.contains("the store file") || said.contains("malformed") || said.contains("corrupt"), "{said}");
 }
+
+#[test]
+fn forget_leaves_no_byte_of_the_note_anywhere_in_the_store() {
+    let env = Env::new();
+    let secret_title = "Staging password is hunter2-zebra-quokka";
+    let secret_body = "ghp_0123456789abcdefXYZsecretbody plus the rest";
+    env.remember("finding", "An ordinary note that stays");
+    let id = crate::support::parse_id(&env.ok(&[
+        "remember",
+        "--kind",
+        "gotcha",
+        "--title",
+        secret_title,
+        "--body",
+        secret_body,
+    ]));
+    // Copies: a checkout base, a check-in (another base), the FTS index, revoke/reinstate events.
+    let file = env.home.join("checkout.md");
+    env.ok(&["checkout", "--out", file.to_str().unwrap()]);
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replace("## Tasks\n", "## Tasks\n\n- low · Another\n")).unwrap();
+    env.ok(&["checkin", file.to_str().unwrap()]);
+    env.ok(&["recall", "hunter2 zebra"]);
+    env.ok(&["forget", &id.to_string(), "--confirm"]);
+    env.ok(&["store", "verify"]);
+    let mut bytes = std::fs::read(&env.store).unwrap();
+    for extra in ["db-wal", "db-shm"] {
+        if let Ok(more) = std::fs::read(env.store.with_extension(extra)) {
+            bytes.extend(more);
+        }
+    }
+    for needle in ["hunter2", "zebra-quokka", "ghp_0123456789", "secretbody"] {
+        let found = bytes.windows(needle.len()).any(|w| w == needle.as_bytes());
+        assert!(!found, "'{needle}' is still in the store file after forget");
+    }
+    assert!(env.ok(&["list"]).contains("An ordinary note that stays"));
+}

@@ -135,6 +135,7 @@ impl Backend {
         let problem = self
             .with_store(move |store| {
                 store.write(|w| w.forget(&scope, id))?;
+                let _ = store.checkpoint();
                 Ok(refresh_mirror(store, &workspace))
             })
             .await?;

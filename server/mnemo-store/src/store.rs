@@ -64,6 +64,16 @@ impl Store {
         }
     }
 
+    /// Fold the write-ahead log back into the file and truncate it (after a
+    /// forget: the log still holds earlier page images with the note's text).
+    /// False when a reader elsewhere kept it from completing; it is retried
+    /// by SQLite's next automatic checkpoint.
+    pub fn checkpoint(&self) -> Result<bool, StoreError> {
+        let (busy, _, _): (i64, i64, i64) =
+            self.conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        Ok(busy == 0)
+    }
+
     fn try_open(path: &Path) -> Result<Store, StoreError> {
         crate::vectors::register_sqlite_vec();
         let classify = |e| classify(e, path);
@@ -77,7 +87,10 @@ impl Store {
                 reason: format!("WAL mode refused (journal mode is {mode})"),
             });
         }
-        conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;").map_err(classify)?;
+        // secure_delete: deleted content is zeroed in the file, so a forgotten
+        // note's text does not linger in free pages.
+        conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA secure_delete = ON;")
+            .map_err(classify)?;
         schema::migrate(&mut conn, path).map_err(|e| reclassify(e, path))?;
         Ok(Store { conn, path: path.to_path_buf(), listeners: Vec::new() })
     }

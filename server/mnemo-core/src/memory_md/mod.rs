@@ -126,3 +126,28 @@ impl Entry {
         }
     }
 }
+
+/// `text` (a checkout) without the entry of note `id`: its lines and the
+/// blank line that separated it, so the rest stays as rendered. Used to
+/// purge a forgotten note from stored copies of checkouts.
+pub fn without_entry(text: &str, id: NoteId) -> String {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let marker = format!("- [#{id}] ");
+    let Some(start) = lines.iter().position(|l| l.starts_with(&marker)) else { return text.to_string() };
+    let mut end = start + 1;
+    while end < lines.len() && !lines[end].starts_with("- ") && !lines[end].starts_with("## ") {
+        end += 1;
+    }
+    // The entry's own lines, without the blank lines that end it.
+    let mut last = end;
+    while last > start + 1 && lines[last - 1].is_empty() {
+        last -= 1;
+    }
+    let mut kept: Vec<&str> = lines[..start].to_vec();
+    // One blank line separated it from what came before: drop it too.
+    if kept.last().is_some_and(|l| l.is_empty()) && (last < lines.len() && lines[last].is_empty()) {
+        kept.pop();
+    }
+    kept.extend_from_slice(&lines[last..]);
+    kept.join("\n")
+}

@@ -462,3 +462,20 @@ fn a_person_can_type_what_a_keyboard_has_and_is_told_what_is_missing() {
     let bom = parse_checkout(&format!("\u{feff}{head}- low · After a BOM\n"));
     assert_eq!((bom.epoch, bom.entries.len()), (Some(1), 1), "{:?}", bom.diagnostics);
 }
+
+#[test]
+fn an_entry_is_removed_from_a_checkout_as_if_never_rendered() {
+    let with = "<!-- mnemo checkout · workspace /w · epoch 3 -->\n# Memory · w\n\n## Directives\n\n- [#1] 2026-06-02 · high · Keep\n\n- [#2] 2026-06-02 · high · Secret token here\n  body of the secret\n\n  more body\n\n- [#3] 2026-06-02 · low · Also kept\n\n## Tasks\n\n- [#4] 2026-06-02 · low · Last\n";
+    let without = super::without_entry(with, 2);
+    assert!(
+        !without.contains("Secret") && !without.contains("body of the secret") && !without.contains("more body"),
+        "{without}"
+    );
+    assert_eq!(
+        without,
+        with.replace("- [#2] 2026-06-02 · high · Secret token here\n  body of the secret\n\n  more body\n\n", "")
+    );
+    let last = super::without_entry(with, 4);
+    assert_eq!(last, with.replace("\n- [#4] 2026-06-02 · low · Last\n", ""));
+    assert_eq!(super::without_entry(with, 9), with);
+}

@@ -117,6 +117,12 @@ pub fn forget(ctx: &Context, args: Forget) -> anyhow::Result<ExitCode> {
         );
     }
     ctx.write(&mut store, |w| w.forget(&scope, args.id))?;
+    if !store.checkpoint()? {
+        eprintln!(
+            "warning: another process is reading the store, so earlier copies of #{} stay in its write-ahead log until the next checkpoint",
+            args.id
+        );
+    }
     if ctx.json {
         print_json(&json!({ "id": args.id, "forgotten": true, "events_deleted": events }));
     } else {
