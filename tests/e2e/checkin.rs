@@ -119,7 +119,7 @@ fn checkin_refuses_the_mirror_a_foreign_checkout_and_an_unknown_epoch() {
     let (file, text) = checkout(&env);
     std::fs::write(&file, text.replace("epoch 1", "epoch 99")).unwrap();
     let err = env.fails(&["checkin", file.to_str().unwrap()], 1);
-    assert!(err.contains("this checkout (epoch 99) was not handed out by this store"), "{err}");
+    assert!(err.contains("this checkout (epoch 99) is unknown to this store"), "{err}");
     std::fs::write(&file, text.replace(&env.root.display().to_string(), "/elsewhere")).unwrap();
     let err = env.fails(&["checkin", file.to_str().unwrap()], 1);
     assert!(err.contains("this is a checkout of workspace /elsewhere"), "{err}");

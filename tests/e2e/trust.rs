@@ -386,3 +386,25 @@ fn forget_leaves_no_byte_of_the_note_anywhere_in_the_store() {
     }
     assert!(env.ok(&["list"]).contains("An ordinary note that stays"));
 }
+
+#[test]
+fn the_checkout_bases_a_store_keeps_are_bounded() {
+    let env = Env::new();
+    env.remember("finding", "One note");
+    for i in 0..40 {
+        env.remember("task", &format!("Task {i}"));
+        let file = env.home.join(format!("c{i}.md"));
+        env.ok(&["checkout", "--out", file.to_str().unwrap()]);
+    }
+    let conn = rusqlite::Connection::open(&env.store).unwrap();
+    let kept: i64 = conn.query_row("SELECT count(*) FROM checkouts", [], |r| r.get(0)).unwrap();
+    assert_eq!(kept, 32);
+    // The newest still checks in; the oldest says why it cannot, and keeps the text.
+    let newest = env.home.join("c39.md");
+    env.ok(&["checkin", newest.to_str().unwrap()]);
+    let oldest = env.home.join("c0.md");
+    let before = std::fs::read_to_string(&oldest).unwrap();
+    let err = env.fails(&["checkin", oldest.to_str().unwrap()], 1);
+    assert!(err.contains("older than the 32 newest it keeps"), "{err}");
+    assert_eq!(std::fs::read_to_string(&oldest).unwrap(), before);
+}

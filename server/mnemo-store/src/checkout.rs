@@ -56,6 +56,9 @@ pub struct CheckedIn {
     pub unapplied: usize,
 }
 
+/// How many checkout bases a workspace keeps (the newest).
+pub const KEPT_CHECKOUTS: i64 = 32;
+
 impl Store {
     /// Render a checkout of `workspace` and record it as a base for check-ins.
     pub fn checkout(&self, workspace: &Workspace) -> Result<RenderedDocument, StoreError> {
@@ -67,6 +70,7 @@ impl Store {
             "INSERT OR IGNORE INTO checkouts (workspace, epoch, text) VALUES (?1, ?2, ?3)",
             rusqlite::params![workspace.id, document.epoch, document.text],
         )?;
+        self.prune_checkouts(&workspace.id)?;
         Ok(document)
     }
 
@@ -93,6 +97,18 @@ impl Store {
             (Some(id), Some(_)) => Err(StoreError::CheckoutOfOtherWorkspace { workspace: id.clone() }),
             _ => Ok((Vec::new(), None)),
         }
+    }
+
+    /// Keep the [`KEPT_CHECKOUTS`] newest bases of a workspace: the ones an
+    /// open editor or a kept edit can still check in against. Older ones are
+    /// copies of old text that would only grow the file.
+    fn prune_checkouts(&self, workspace: &str) -> Result<(), StoreError> {
+        self.conn.execute(
+            "DELETE FROM checkouts WHERE workspace = ?1 AND epoch NOT IN
+             (SELECT epoch FROM checkouts WHERE workspace = ?1 ORDER BY epoch DESC LIMIT ?2)",
+            rusqlite::params![workspace, KEPT_CHECKOUTS],
+        )?;
+        Ok(())
     }
 
     fn checkout_base(&self, workspace: &str, epoch: i64) -> Result<Option<String>, StoreError> {
@@ -198,6 +214,7 @@ impl Store {
                 "INSERT OR REPLACE INTO checkouts (workspace, epoch, text) VALUES (?1, ?2, ?3)",
                 rusqlite::params![workspace.id, rendered.epoch, rendered.text],
             )?;
+            self.prune_checkouts(&workspace.id)?;
             return Ok(CheckedIn {
                 text: rendered.text,
                 epoch: rendered.epoch,
@@ -211,6 +228,7 @@ impl Store {
             "INSERT OR REPLACE INTO checkouts (workspace, epoch, text) VALUES (?1, ?2, ?3)",
             rusqlite::params![workspace.id, rendered.epoch, carried.base],
         )?;
+        self.prune_checkouts(&workspace.id)?;
         // The fresh rendering is the store's state at that epoch.
         let current = entries_in(&rendered.text);
         let mut left =

@@ -31,7 +31,7 @@ pub enum StoreError {
     #[error("note #{id} belongs to another workspace; pass --all-workspaces to reach it")]
     OtherWorkspace { id: NoteId, owner: String },
     #[error(
-        "this checkout (epoch {epoch}) was not handed out by this store; take a fresh checkout with `mnemo checkout` or `mnemo edit`"
+        "this checkout (epoch {epoch}) is unknown to this store: not handed out by it, or older than the 32 newest it keeps; nothing was applied and your text is unchanged: take a fresh checkout (`mnemo checkout`, `mnemo edit`) and copy your edits over"
     )]
     UnknownCheckout { epoch: i64 },
     #[error("this is a checkout of workspace {workspace}; check it in from there (or pass --workspace)")]
