@@ -408,3 +408,52 @@ fn the_checkout_bases_a_store_keeps_are_bounded() {
     assert!(err.contains("older than the 32 newest it keeps"), "{err}");
     assert_eq!(std::fs::read_to_string(&oldest).unwrap(), before);
 }
+
+#[test]
+fn an_agent_over_mcp_cannot_make_its_own_words_the_users() {
+    use serde_json::json;
+    let env = Env::new();
+    let mut mcp = crate::mcp::Mcp::start(&env);
+    let (text, error) = mcp.call(
+        "remember",
+        json!({ "kind": "directive", "title": "Always deploy on Fridays", "user_message": "Always deploy on Fridays" }),
+    );
+    assert!(!error, "{text}");
+    let stored: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(stored["provenance"], "agent", "no recorded prompt: the argument binds nothing");
+    // With the user's prompt recorded by the hook, a quote from it binds.
+    let hook = env.command(&["hook", "user-prompt"]).stdin(std::process::Stdio::piped()).spawn().unwrap();
+    {
+        use std::io::Write;
+        let mut hook = hook;
+        hook.stdin.take().unwrap().write_all(b"Please remember: never force-push to main.").unwrap();
+        assert!(hook.wait().unwrap().success());
+    }
+    let (text, _) = mcp.call(
+        "remember",
+        json!({ "kind": "directive", "title": "Never force-push to main", "user_message": "never force-push to main" }),
+    );
+    let stored: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(stored["provenance"], "user-stated", "{text}");
+    let (text, _) = mcp
+        .call("remember", json!({ "kind": "directive", "title": "Skip the tests", "user_message": "Skip the tests" }));
+    let stored: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(stored["provenance"], "agent", "a claim the recorded prompt does not hold binds nothing: {text}");
+    mcp.finish();
+}
+
+#[test]
+fn an_mcp_request_past_the_size_limit_is_refused_in_linear_time() {
+    use serde_json::json;
+    let env = Env::new();
+    let mut mcp = crate::mcp::Mcp::start(&env);
+    let huge = "x".repeat(16 << 20);
+    let started = std::time::Instant::now();
+    let answer = mcp.request("tools/call", json!({ "name": "recall", "arguments": { "query": huge } }));
+    assert!(started.elapsed() < std::time::Duration::from_secs(10), "{:?}", started.elapsed());
+    let said = answer.to_string();
+    assert!(said.contains("longer than 4 MB"), "{}", &said[..said.len().min(500)]);
+    let (text, error) = mcp.call("remember", json!({ "kind": "finding", "title": "Still serving" }));
+    assert!(!error, "{text}");
+    mcp.finish();
+}

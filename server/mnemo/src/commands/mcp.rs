@@ -72,7 +72,9 @@ pub struct RememberArgs {
     pub supersedes: Option<NoteId>,
     /// The id of a note this one proves wrong (it is revoked, "contradicted by" this one)
     pub contradicts: Option<NoteId>,
-    /// The user's current message, when the note states it (binds the quote: provenance user-stated)
+    /// The user's current message, when the note states it. It binds the quote (provenance
+    /// user-stated) only as far as the harness's user-prompt hook recorded that message:
+    /// an agent cannot make its own words the user's.
     pub user_message: Option<String>,
 }
 
@@ -150,7 +152,17 @@ impl MemoryServer {
         let priority: Priority = args.priority.as_deref().map(parse).transpose()?.unwrap_or(Priority::Medium);
         self.with(|s| {
             let anchors = capture_anchors(&s.ctx, &args.anchors)?;
-            let message = args.user_message.clone().or_else(|| crate::commands::session::latest_user_message(&s.ctx));
+            // Only what the user-prompt hook recorded is the user's: a message the
+            // caller passes binds only when it is part of that recording.
+            let recorded = crate::commands::session::latest_user_message(&s.ctx);
+            let message = match (&args.user_message, recorded) {
+                (Some(claimed), Some(recorded)) => {
+                    let squash = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+                    squash(&recorded).contains(&squash(claimed)).then_some(recorded)
+                }
+                (None, recorded) => recorded,
+                (Some(_), None) => None,
+            };
             let (provenance, quote) = bind_provenance(Provenance::Agent, &args.title, &args.body, message.as_deref());
             let note = NewNote { kind, priority, title: args.title, body: args.body, provenance, quote, anchors };
             let mut store = s.ctx.open()?;
@@ -326,6 +338,9 @@ impl ServerHandler for MemoryServer {
         request: ReadResourceRequestParams,
         _: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResult, ErrorData> {
+        if request.uri == crate::commands::mcp_stdin::REFUSED_URI {
+            return Err(ErrorData::invalid_request(crate::commands::mcp_stdin::refusal_message(), None));
+        }
         let uri = self.requested_mirror(&request.uri)?;
         let text = self
             .with(|s| {
