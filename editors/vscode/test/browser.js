@@ -9,12 +9,22 @@
 // selects; by default the buttons of an open dialog or notification),
 // { choose } (the item of an open menu, by the arrow keys and Enter),
 // { read } (the texts of the elements a selector finds, as shown on screen:
-// NAME.done holds one list per read step).
+// NAME.done holds one list per read step), { openWindow: folder } (a second
+// window on a folder, with the extension but no tests: a second person),
+// { closeWindow }. A step with `window: 2` runs in that second window.
 const fs = require('node:fs');
 const path = require('node:path');
 
-async function run(page, artifacts, step, read) {
-  if (step.read) {
+async function run(windows, artifacts, step, read) {
+  const page = step.window === 2 ? windows.second : windows.main;
+  if (step.openWindow) {
+    windows.second = await windows.open(step.openWindow);
+  } else if (step.closeWindow) {
+    await windows.second?.close();
+    windows.second = undefined;
+  } else if (!page) {
+    throw new Error('no second window is open');
+  } else if (step.read) {
     read.push(await page.locator(step.read).allInnerTexts());
   } else if (step.screenshot) {
     await page.screenshot({ path: path.join(artifacts, `${step.screenshot}.png`) });
@@ -50,8 +60,10 @@ async function run(page, artifacts, step, read) {
   }
 }
 
-/// Serve the requests of one window until `stop()` is called.
-exports.serve = function serve(page, artifacts) {
+/// Serve the requests of one window until `stop()` is called; `open(folder)`
+/// opens a second window on a folder and resolves with its page.
+exports.serve = function serve(page, artifacts, open) {
+  const windows = { main: page, second: undefined, open };
   let busy = false;
   const timer = setInterval(async () => {
     if (busy) return;
@@ -63,7 +75,7 @@ exports.serve = function serve(page, artifacts) {
         fs.rmSync(at('.steps'));
         try {
           const read = [];
-          for (const step of steps) await run(page, artifacts, step, read);
+          for (const step of steps) await run(windows, artifacts, step, read);
           fs.writeFileSync(at('.done'), JSON.stringify(read));
         } catch (error) {
           fs.writeFileSync(at('.failed'), String(error));
@@ -73,5 +85,8 @@ exports.serve = function serve(page, artifacts) {
       busy = false;
     }
   }, 100);
-  return () => clearInterval(timer);
+  return async () => {
+    clearInterval(timer);
+    await windows.second?.close();
+  };
 };

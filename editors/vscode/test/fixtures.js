@@ -79,6 +79,17 @@ exports.sessions = [
     },
   },
   {
+    name: 'two-windows',
+    suites: ['twoWindows.test.js'],
+    setup(base, cli) {
+      const root = project(base, 'two-windows');
+      cli(root, 'remember', '--kind', 'decision', '--title', 'Edited in the second window');
+      cli(root, 'remember', '--kind', 'decision', '--title', 'Both windows edit this');
+      cli(root, 'export', '--enable');
+      return { folder: root };
+    },
+  },
+  {
     name: 'anchors',
     suites: ['anchors.test.js'],
     setup(base, cli) {

@@ -114,10 +114,18 @@ async function runSession(browser, session) {
   ];
   const target = opened.workspace ? `workspace=${encodeURIComponent(opened.workspace)}` : `folder=${encodeURIComponent(opened.folder)}`;
   await page.goto(`http://127.0.0.1:${port}/?${target}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
-  const stopServing = serve(page, artifacts);
+  // A second window (a second person on the same folder): the extension, no tests.
+  const openSecond = async (folder) => {
+    const second = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const extensionOnly = encodeURIComponent(JSON.stringify([['extensionDevelopmentPath', remote(extension)]]));
+    await second.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}&payload=${extensionOnly}`);
+    await second.locator('.statusbar-item', { hasText: /notes ·/ }).first().waitFor({ state: 'visible', timeout: 60000 });
+    return second;
+  };
+  const stopServing = serve(page, artifacts, openSecond);
   const timeout = new Promise((resolve) => setTimeout(() => resolve('timeout'), SESSION_TIMEOUT_MS));
   const code = await Promise.race([result, timeout]);
-  stopServing();
+  await stopServing();
   if (code === 'timeout') {
     await page.screenshot({ path: path.join(artifacts, `${session.name}-timeout.png`) });
     console.error(`vscode tests: ${session.name}: no result within ${SESSION_TIMEOUT_MS / 1000} s\n${serverLog.slice(-4000)}`);
