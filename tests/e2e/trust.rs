@@ -457,3 +457,63 @@ fn an_mcp_request_past_the_size_limit_is_refused_in_linear_time() {
     assert!(!error, "{text}");
     mcp.finish();
 }
+
+#[test]
+fn secrets_are_refused_at_every_write_path_with_the_line_and_a_persons_override() {
+    use serde_json::json;
+    let env = Env::new();
+    let token = concat!("ghp_", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8");
+    let body = format!("Use this to push:\n{token}\n");
+    // CLI, as an agent: refused, naming the field, the rule and the line.
+    let err = env.fails(&["remember", "--kind", "operational", "--title", "Push token", "--body", &body], 2);
+    assert!(err.contains("the body holds what looks like a secret (github-pat) on its line 2"), "{err}");
+    // An agent cannot override; a person can.
+    let err = env
+        .fails(&["remember", "--kind", "operational", "--title", "Push token", "--body", &body, "--allow-secret"], 1);
+    assert!(err.contains("pass --as-human"), "{err}");
+    env.ok(&[
+        "remember",
+        "--as-human",
+        "--allow-secret",
+        "--kind",
+        "operational",
+        "--title",
+        "Push token",
+        "--body",
+        &body,
+    ]);
+    // MCP.
+    let mut mcp = crate::mcp::Mcp::start(&env);
+    let (text, error) = mcp.call("remember", json!({ "kind": "finding", "title": "Key", "body": body }));
+    assert!(error && text.contains("looks like a secret (github-pat)"), "{text}");
+    mcp.finish();
+    // An import names the record's line.
+    let record = json!({ "id": 1, "kind": "finding", "title": "Imported key", "body": body, "created": "2026-08-01",
+        "workspace": crate::support::root_id(&env.root) });
+    let file = env.home.join("secret.jsonl");
+    std::fs::write(&file, format!("{record}\n")).unwrap();
+    let err = env.fails(&["import", "jsonl", file.to_str().unwrap()], 1);
+    assert!(err.contains("line 1") && err.contains("github-pat"), "{err}");
+    // A check-in refuses that entry on its line and applies the rest.
+    let checkout = env.home.join("c.md");
+    env.ok(&["checkout", "--out", checkout.to_str().unwrap()]);
+    let text = std::fs::read_to_string(&checkout).unwrap();
+    let typed =
+        text.replace("## Tasks\n", &format!("## Tasks\n\n- low · Applied\n\n- high · Holds a key\n  {token}\n"));
+    std::fs::write(&checkout, typed).unwrap();
+    let out = env.command(&["checkin", checkout.to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("looks like a secret (github-pat)"), "{err}");
+    let titles: Vec<String> = env.json(&["list"])["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["title"].as_str().unwrap().to_string())
+        .collect();
+    assert!(titles.contains(&"Applied".to_string()) && !titles.contains(&"Holds a key".to_string()), "{titles:?}");
+    assert!(
+        std::fs::read_to_string(&checkout).unwrap().contains(token),
+        "the refused entry stays in the file as typed"
+    );
+}

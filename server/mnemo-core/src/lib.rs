@@ -16,6 +16,7 @@ pub mod memory_md;
 pub mod model;
 pub mod quote;
 pub mod recall;
+pub mod secrets;
 pub mod time;
 pub mod triggers;
 

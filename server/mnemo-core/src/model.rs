@@ -157,6 +157,10 @@ pub enum RuleError {
     UserStatedRequested,
     #[error("a {0} needs a reason; say why")]
     MissingReason(&'static str),
+    #[error(
+        "the {field} holds what looks like a secret ({rule}) on its line {line}; secrets do not belong in a memory agents read back and export: remove it and say where it lives instead (a person who must keep it passes --allow-secret)"
+    )]
+    Secret { field: &'static str, rule: String, line: usize },
     #[error("the {field} is {got} {unit} long, over the limit of {limit}; {advice}")]
     TooLong { field: &'static str, got: usize, limit: usize, unit: &'static str, advice: &'static str },
 }
@@ -232,6 +236,17 @@ pub fn normalize_reason(reason: &str) -> String {
 }
 
 impl NewNote {
+    /// The first secret in the title or the body (gitleaks' rules,
+    /// `secrets.rs`), as the error that refuses the note.
+    pub fn secret_check(&self) -> Result<(), RuleError> {
+        for (field, text) in [("title", &self.title), ("body", &self.body)] {
+            if let Some(found) = crate::secrets::find_secrets(text).into_iter().next() {
+                return Err(RuleError::Secret { field, rule: found.rule, line: found.line });
+            }
+        }
+        Ok(())
+    }
+
     /// Check the creation rules and return the note with its text normalised.
     /// `actor` is who is writing: only a human actor may create a `human` note.
     pub fn validated(mut self, actor: Actor) -> Result<NewNote, RuleError> {

@@ -150,9 +150,17 @@ impl Store {
                     (*line, Ok(Vec::new()))
                 }
             };
-            match anchors {
-                Ok(anchors) => prepared.push((line, change.clone(), anchors)),
-                Err(message) => outcome.refused.push((line, message)),
+            // What looks like a secret is refused on its entry's line, before the write.
+            let secret = match change {
+                Change::Create { content, .. } | Change::Supersede { content, .. } => {
+                    secret_in(content).map(|e| e.to_string())
+                }
+                _ => None,
+            };
+            match (anchors, secret) {
+                (_, Some(message)) => outcome.refused.push((line, message)),
+                (Ok(anchors), None) => prepared.push((line, change.clone(), anchors)),
+                (Err(message), None) => outcome.refused.push((line, message)),
             }
         }
         let scope = Scope::Workspace(workspace.id.clone());
@@ -256,6 +264,12 @@ impl Store {
 
 fn entries_in(text: &str) -> Vec<Entry> {
     parse_checkout(text).entries.into_iter().map(|e| e.entry).collect()
+}
+
+/// The first secret an entry's text holds, as the refusal.
+fn secret_in(content: &Content) -> Option<mnemo_core::RuleError> {
+    let note = new_note(content.clone(), Vec::new());
+    note.secret_check().err()
 }
 
 fn new_note(content: Content, anchors: Vec<Anchor>) -> NewNote {

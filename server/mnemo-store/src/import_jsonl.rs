@@ -235,6 +235,7 @@ fn check(r: Record, line: usize, actor: Actor) -> Result<Checked, String> {
         .collect::<Result<Vec<_>, _>>()?;
     let note = NewNote { kind, priority, title: r.title, body: r.body, provenance, quote: r.quote, anchors };
     let note = note.validated(actor).map_err(|e| e.to_string())?;
+    note.secret_check().map_err(|e| e.to_string())?;
     let status = match r.status.as_str() {
         "active" => None,
         "superseded" => {

@@ -23,11 +23,19 @@ use crate::sql_codec::{EventColumns, StateColumns};
 pub struct Writer<'s> {
     tx: Transaction<'s>,
     wrote: bool,
+    /// A person's explicit override: notes may hold what looks like a secret.
+    secrets_allowed: bool,
 }
 
 impl<'s> Writer<'s> {
     pub(crate) fn new(tx: Transaction<'s>) -> Writer<'s> {
-        Writer { tx, wrote: false }
+        Writer { tx, wrote: false, secrets_allowed: false }
+    }
+
+    /// Let the notes this writer creates hold what looks like a secret (a
+    /// person's explicit `--allow-secret`; never an agent's).
+    pub fn allow_secrets(&mut self) {
+        self.secrets_allowed = true;
     }
 
     pub(crate) fn transaction(&self) -> &Transaction<'s> {
@@ -58,6 +66,9 @@ impl<'s> Writer<'s> {
         at: Timestamp,
     ) -> Result<NoteId, StoreError> {
         let note = note.validated(actor)?;
+        if !self.secrets_allowed {
+            note.secret_check()?;
+        }
         let id: NoteId = self
             .tx
             .prepare_cached(

@@ -114,6 +114,9 @@ pub struct Remember {
     /// A note this one proves wrong: it is revoked, "contradicted by" the new one
     #[arg(long, value_name = "ID", value_parser = parse_id)]
     pub contradicts: Option<i64>,
+    /// Keep it even though it looks like it holds a secret (with --as-human only)
+    #[arg(long)]
+    pub allow_secret: bool,
     #[command(flatten)]
     pub person: Person,
 }

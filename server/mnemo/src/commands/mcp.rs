@@ -166,7 +166,7 @@ impl MemoryServer {
             let (provenance, quote) = bind_provenance(Provenance::Agent, &args.title, &args.body, message.as_deref());
             let note = NewNote { kind, priority, title: args.title, body: args.body, provenance, quote, anchors };
             let mut store = s.ctx.open()?;
-            let links = Links { supersedes: args.supersedes, contradicts: args.contradicts };
+            let links = Links { supersedes: args.supersedes, contradicts: args.contradicts, allow_secrets: false };
             let id = create_linked_note(&s.ctx, &mut store, &mut s.semantic, note, Actor::Agent, links)?;
             Ok(pretty(&json!({
                 "id": id, "provenance": provenance, "supersedes": args.supersedes, "contradicts": args.contradicts

@@ -34,7 +34,10 @@ pub fn run(ctx: &Context, args: Remember) -> anyhow::Result<ExitCode> {
         anchors,
     };
     let mut store = ctx.open()?;
-    let links = Links { supersedes: None, contradicts: args.contradicts };
+    if args.allow_secret && !args.person.as_human {
+        anyhow::bail!("--allow-secret is a person's decision: pass --as-human with it (an agent cannot store secrets)");
+    }
+    let links = Links { supersedes: None, contradicts: args.contradicts, allow_secrets: args.allow_secret };
     let id = create_linked_note(ctx, &mut store, &mut Semantic::load(ctx), note, actor, links)?;
     if ctx.json {
         print_json(&json!({ "id": id, "provenance": provenance, "contradicts": args.contradicts }));
@@ -62,6 +65,8 @@ pub struct Links {
     pub supersedes: Option<NoteId>,
     /// Revoked, "contradicted by #new" (it was wrong).
     pub contradicts: Option<NoteId>,
+    /// A person's `--allow-secret`: the note may hold what looks like a secret.
+    pub allow_secrets: bool,
 }
 
 /// Write a new note with its vectors and its links, in one transaction: a
@@ -83,6 +88,9 @@ pub fn create_linked_note(
     let vectors = semantic.vectors_for_new_note(store, &note.title, &note.body);
     let scope = ctx.scope(false);
     ctx.write(store, |w| {
+        if links.allow_secrets {
+            w.allow_secrets();
+        }
         let id = match links.supersedes {
             None => w.create(&ctx.workspace.id, note, actor, ctx.now)?,
             Some(old) => w.supersede(&scope, old, note, actor, ctx.now, None)?,
