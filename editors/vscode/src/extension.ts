@@ -3,7 +3,9 @@
 // documents (the mirror and `memory:` checkouts) and to the folders' source
 // files, never to other markdown; the `memory:` file system checks the
 // memory in on an explicit save and keeps autosaved or unapplied text as a
-// draft (memoryFs.ts, drafts.ts, saveReasons.ts).
+// draft (memoryFs.ts, drafts.ts, saveReasons.ts); memory documents are in a
+// language of their own that autosave leaves alone (memoryLanguage.ts); the
+// server's commands are registered once for all folders (serverCommands.ts).
 import * as vscode from 'vscode';
 import { Middleware } from 'vscode-languageclient/node';
 import { Clients } from './clients';

@@ -68,7 +68,9 @@ describe('journey: two windows on one workspace', function () {
     const actions = await vscode.commands.executeCommand('vscode.executeCodeActionProvider', doc.uri, conflict.range);
     const keep = actions.find((a) => a.title === `Keep mine for #${id}`);
     assert.ok(keep, `Keep mine among ${actions.map((a) => a.title)}`);
-    await vscode.commands.executeCommand(keep.command.command, ...keep.command.arguments);
+    const result = await vscode.commands.executeCommand(keep.command.command, ...keep.command.arguments);
+    assert.ok(result && result.unapplied === 0,
+      `Keep mine applies the edit on top of the second person's version (check-in result: ${JSON.stringify(result && { applied: result.applied, unapplied: result.unapplied, problems: result.diagnostics.map((d) => d.message) })})`);
     const mine = await h.until('the first person\'s edit in the store', () =>
       h.notesIn(root).find((n) => n.title === 'Both windows edit this (first person)' && n.state === 'active'));
     assert.ok(!h.notesIn(root).some((n) => n.title === 'Both windows edit this (second person)' && n.state === 'active'),
