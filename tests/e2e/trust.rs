@@ -517,3 +517,20 @@ fn secrets_are_refused_at_every_write_path_with_the_line_and_a_persons_override(
         "the refused entry stays in the file as typed"
     );
 }
+
+#[test]
+fn a_workspace_whose_path_holds_a_line_break_can_be_checked_in() {
+    let env = Env::new();
+    let odd = env.home.join("odd\nname");
+    std::fs::create_dir_all(odd.join(".git")).unwrap();
+    let run = |args: &[&str]| env.command(args).current_dir(&odd).output().unwrap();
+    assert!(run(&["remember", "--kind", "finding", "--title", "In an odd directory"]).status.success());
+    let file = env.home.join("odd.md");
+    assert!(run(&["checkout", "--out", file.to_str().unwrap()]).status.success());
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.lines().next().unwrap().ends_with("-->"), "line 1 stays one line: {text}");
+    std::fs::write(&file, text.replace("In an odd directory", "In an odd directory, edited")).unwrap();
+    let out = run(&["checkin", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8(out.stdout).unwrap().contains("superseded by"));
+}

@@ -46,10 +46,48 @@ impl Flavour {
         match self {
             Flavour::Mirror => MIRROR_HEADER.to_string(),
             Flavour::Checkout { workspace, epoch } => {
-                format!("<!-- mnemo checkout · workspace {workspace} · epoch {epoch} -->")
+                format!("<!-- mnemo checkout · workspace {} · epoch {epoch} -->", header_escape(workspace))
             }
         }
     }
+}
+
+/// A workspace path as line 1 holds it: `%` and control characters (a line
+/// break in a directory name) percent-encoded, so the header stays one line.
+pub fn header_escape(workspace: &str) -> String {
+    let mut out = String::with_capacity(workspace.len());
+    for c in workspace.chars() {
+        if c == '%' || c.is_control() {
+            let mut bytes = [0u8; 4];
+            for byte in c.encode_utf8(&mut bytes).bytes() {
+                out.push_str(&format!("%{byte:02X}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The inverse of [`header_escape`].
+pub fn header_unescape(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[index] == b'%'
+            && index + 2 < bytes.len()
+            && let (Some(high), Some(low)) = (hex(bytes[index + 1]), hex(bytes[index + 2]))
+        {
+            out.push((high * 16 + low) as u8);
+            index += 3;
+            continue;
+        }
+        out.push(bytes[index]);
+        index += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// A non-active state as written before the title.

@@ -37,7 +37,8 @@ pub fn render(flavour: &Flavour, display_name: &str, entries: &[Entry]) -> Strin
     let mut out = String::with_capacity(size + 512);
     out.push_str(&flavour.header());
     out.push_str("\n# Memory · ");
-    out.push_str(display_name);
+    // One line, whatever the directory is called.
+    out.push_str(&crate::model::neutralize_controls(&display_name.replace(['\n', '\r'], " ")));
     let mut next = sorted.into_iter().peekable();
     for kind in Kind::ALL {
         out.push_str("\n\n## ");

@@ -479,3 +479,13 @@ fn an_entry_is_removed_from_a_checkout_as_if_never_rendered() {
     assert_eq!(last, with.replace("\n- [#4] 2026-06-02 · low · Last\n", ""));
     assert_eq!(super::without_entry(with, 9), with);
 }
+
+#[test]
+fn a_workspace_path_with_a_line_break_or_a_percent_keeps_the_header_one_line() {
+    for workspace in ["/w/with\nnewline", "/w/100% sure", "/w/plain"] {
+        let header = Flavour::Checkout { workspace: workspace.into(), epoch: 4 }.header();
+        assert_eq!(header.lines().count(), 1, "{header}");
+        let parsed = parse_checkout(&format!("{header}\n# Memory · w\n"));
+        assert_eq!((parsed.workspace.as_deref(), parsed.epoch), (Some(workspace), Some(4)));
+    }
+}
