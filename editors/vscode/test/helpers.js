@@ -50,7 +50,9 @@ async function browser(steps) {
     if (fs.existsSync(at('.failed'))) throw new Error(fs.readFileSync(at('.failed'), 'utf8'));
     return fs.existsSync(at('.done'));
   }, 60000);
-  return JSON.parse(fs.readFileSync(at('.done'), 'utf8') || '[]');
+  const read = JSON.parse(fs.readFileSync(at('.done'), 'utf8') || '[]');
+  fs.rmSync(at('.done'));
+  return read;
 }
 /// The texts on screen of the elements `selector` finds.
 const onScreen = async (selector) => (await browser([{ read: selector }]))[0];
