@@ -271,3 +271,51 @@ fn after_a_move_and_then_an_edit_re_anchor_offers_where_the_code_is_now() {
     assert_eq!(first["kind"], "quickfix");
     client.finish();
 }
+
+#[test]
+fn keep_mine_on_a_note_another_checkout_superseded_supersedes_its_successor() {
+    let env = Env::new();
+    let id = env.remember("gotcha", "Release the lock");
+    let (first, second) = (env.home.join("a.md"), env.home.join("b.md"));
+    env.ok(&["checkout", "--out", first.to_str().unwrap()]);
+    env.ok(&["checkout", "--out", second.to_str().unwrap()]);
+    let retitle = |file: &std::path::Path, to: &str| {
+        let text = std::fs::read_to_string(file).unwrap();
+        std::fs::write(file, text.replace("Release the lock", to)).unwrap();
+    };
+    retitle(&first, "Release the lock first");
+    env.ok(&["checkin", first.to_str().unwrap()]);
+    retitle(&second, "Release the lock, mine");
+    let out = env.command(&["checkin", second.to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "a conflict");
+    let said = String::from_utf8(out.stderr).unwrap();
+    assert!(said.contains("theirs: superseded by #2: «medium · Release the lock first"), "{said}");
+    let kept = env.ok(&["checkin", second.to_str().unwrap(), "--keep-mine", &id.to_string()]);
+    assert_eq!(kept, "#2 superseded by #3\n");
+    assert_eq!(env.json(&["show", "3"])["title"], "Release the lock, mine");
+}
+
+#[test]
+fn lenses_are_asked_for_again_when_the_drift_check_changes_them() {
+    let env = Env::new();
+    env.ok(&["remember", "--kind", "gotcha", "--title", "Anchored", "--anchor", "src/lock.rs:2-3"]);
+    let mut client = Client::start(&env);
+    let capabilities =
+        json!({ "workspace": { "codeLens": { "refreshSupport": true }, "inlayHint": { "refreshSupport": true } } });
+    client.request("initialize", json!({ "processId": null, "rootUri": uri(&env.root), "capabilities": capabilities }));
+    client.notify("initialized", json!({}));
+    let asked = client.wait(|m| m["method"] == "workspace/codeLens/refresh");
+    let id = asked["id"].clone();
+    client.send_raw(
+        format!(
+            "Content-Length: {}\r\n\r\n{}",
+            json!({"jsonrpc":"2.0","id":id,"result":null}).to_string().len(),
+            json!({"jsonrpc":"2.0","id":id,"result":null})
+        )
+        .as_bytes(),
+    );
+    // A store change (an anchor re-checked) asks again.
+    env.ok(&["remember", "--kind", "gotcha", "--title", "Another", "--anchor", "src/lock.rs:5-6"]);
+    client.wait(|m| m["method"] == "workspace/codeLens/refresh");
+    client.finish();
+}

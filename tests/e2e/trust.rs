@@ -226,6 +226,15 @@ fn a_clock_that_goes_back_is_refused_and_a_tampered_schema_version_is_one_line()
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("the clock says 2020-01-01T00:00:00Z, before the note's latest event"), "{err}");
     assert_eq!(env.json(&["show", &id.to_string()])["state"], "active");
+    // A person is never blocked from fixing a note: the event is dated at the note's latest.
+    let out = env
+        .command(&["revoke", &id.to_string(), "--reason", "a person fixes it", "--as-human"])
+        .env("MNEMO_NOW", "2020-01-01T00:00:00Z")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let history = env.json(&["history", &id.to_string()]);
+    assert_eq!(history[1]["at"], history[0]["at"], "{history}");
     // A lowered user_version: one line that says what to do, no SQL.
     let conn = rusqlite::Connection::open(&env.store).unwrap();
     conn.pragma_update(None, "user_version", 2).unwrap();

@@ -305,7 +305,14 @@ pub fn plan_checkin(
         }
         if resolutions.keep_mine.contains(&id) {
             match current_by_id.get(&id) {
-                Some(now) => judge(&mut plan, line, id, now, Some(&rebase(mine, before, now)), &current_by_id),
+                // The store superseded it: my edit goes on top of the live successor.
+                Some(now) => match successor_of(now, &current_by_id).and_then(|s| Some((s.id?, s))) {
+                    Some((head, successor)) => {
+                        let mine = rebase(mine, before, &successor);
+                        judge(&mut plan, line, head, &successor, Some(&mine), &current_by_id)
+                    }
+                    None => judge(&mut plan, line, id, now, Some(&rebase(mine, before, now)), &current_by_id),
+                },
                 None => plan.diagnostics.push(diagnostic(
                     line,
                     Severity::Error,

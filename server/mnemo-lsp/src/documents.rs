@@ -95,6 +95,15 @@ pub enum DocumentEvent {
 /// What checking a checkout's text in would do (`None`: cannot tell now).
 pub type Previewer = Arc<dyn Fn(&str) -> Option<CheckinPlan> + Send + Sync>;
 
+/// What the client can be asked to re-request (its capabilities, set at
+/// `initialize`): lenses and hints depend on the drift check and the store,
+/// which change without the document changing.
+#[derive(Debug, Default)]
+pub struct RefreshSupport {
+    pub code_lens: std::sync::atomic::AtomicBool,
+    pub inlay_hints: std::sync::atomic::AtomicBool,
+}
+
 /// Start the owner task; returns its queue and the snapshot it maintains.
 /// `pause` is how long typing must pause before a checkout is previewed.
 pub fn spawn_owner(
@@ -102,6 +111,7 @@ pub fn spawn_owner(
     preview: Previewer,
     pause: Arc<Mutex<Duration>>,
     drift: DriftSnapshot,
+    refresh: Arc<RefreshSupport>,
 ) -> (mpsc::UnboundedSender<DocumentEvent>, Snapshot) {
     let (sender, mut receiver) = mpsc::unbounded_channel::<DocumentEvent>();
     let snapshot: Snapshot = Arc::default();
@@ -148,6 +158,18 @@ pub fn spawn_owner(
                         _ => None,
                     },
                     DocumentEvent::Republish => {
+                        // Lenses and hints come from the same state: ask the client again.
+                        use std::sync::atomic::Ordering::Relaxed;
+                        let (lens, hints) = (refresh.code_lens.load(Relaxed), refresh.inlay_hints.load(Relaxed));
+                        let client = client.clone();
+                        tokio::spawn(async move {
+                            if lens {
+                                let _ = client.code_lens_refresh().await;
+                            }
+                            if hints {
+                                let _ = client.inlay_hint_refresh().await;
+                            }
+                        });
                         for (uri, doc) in docs.iter() {
                             if doc.kind == DocumentKind::Checkout {
                                 checkouts_to_preview.push((uri.clone(), doc.version));

@@ -17,7 +17,7 @@ use crate::actions::{COMMANDS, actions_for, conflict_actions, parse_command};
 use crate::anchors::{DriftSnapshot, anchors_at, code_lenses, relative_path, source_actions};
 use crate::completion::{completion_items, inlay_hints, priority_items, typing_priority, typing_reference};
 use crate::documents::DocumentKind;
-use crate::documents::{Document, DocumentEvent, Previewer, Snapshot, spawn_owner};
+use crate::documents::{Document, DocumentEvent, Previewer, RefreshSupport, Snapshot, spawn_owner};
 use crate::ext::{CheckoutParams, CheckoutResult, MirrorParams, MirrorResult, checkout_uri};
 use crate::hover::{markdown, reference_at};
 use crate::outline::{document_links, document_symbols, folding_ranges, parse_document};
@@ -70,6 +70,8 @@ pub(crate) struct Backend {
     pub(crate) drift: DriftSnapshot,
     /// Asks the drift task for a check.
     pub(crate) drift_requests: tokio::sync::mpsc::UnboundedSender<()>,
+    /// Whether the client takes `workspace/codeLens/refresh` and `…/inlayHint/refresh`.
+    pub(crate) refresh_support: Arc<RefreshSupport>,
 }
 
 /// The default pause before a checkout's check-in preview.
@@ -105,7 +107,9 @@ impl Backend {
         let preview = previewer(store_path.clone(), workspace.clone(), config.workspace.clone());
         let pause = Arc::new(std::sync::Mutex::new(DEFAULT_PAUSE));
         let drift: DriftSnapshot = Arc::default();
-        let (documents, snapshot) = spawn_owner(client.clone(), preview.clone(), pause.clone(), drift.clone());
+        let refresh_support: Arc<RefreshSupport> = Arc::default();
+        let (documents, snapshot) =
+            spawn_owner(client.clone(), preview.clone(), pause.clone(), drift.clone(), refresh_support.clone());
         let drift_requests = crate::drift_watch::spawn(crate::drift_watch::DriftWatch {
             store_path: store_path.clone(),
             workspace: workspace.clone(),
@@ -132,6 +136,7 @@ impl Backend {
             settings_problem: std::sync::Mutex::new(None),
             drift,
             drift_requests,
+            refresh_support,
         }
     }
 
@@ -305,6 +310,11 @@ impl LanguageServer for Backend {
             let _ = self.workspace.set(workspace);
         }
         let progress = params.capabilities.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false);
+        let workspace_caps = params.capabilities.workspace.as_ref();
+        let lens = workspace_caps.and_then(|w| w.code_lens.as_ref()).and_then(|c| c.refresh_support).unwrap_or(false);
+        let hints = workspace_caps.and_then(|w| w.inlay_hint.as_ref()).and_then(|c| c.refresh_support).unwrap_or(false);
+        self.refresh_support.code_lens.store(lens, std::sync::atomic::Ordering::Relaxed);
+        self.refresh_support.inlay_hints.store(hints, std::sync::atomic::Ordering::Relaxed);
         self.progress.store(progress, std::sync::atomic::Ordering::Relaxed);
         if let (_, Some(problem)) = self.apply_settings(params.initialization_options.as_ref()) {
             *self.settings_problem.lock().unwrap_or_else(|e| e.into_inner()) = Some(problem);
@@ -506,6 +516,13 @@ impl LanguageServer for Backend {
             }
             actions
         };
+        // Asked automatically (a light bulb as the cursor moves): fixes only;
+        // acting on a note is offered when the person asks for actions.
+        if params.context.trigger_kind == Some(CodeActionTriggerKind::AUTOMATIC) && params.context.only.is_none() {
+            actions.retain(|a| {
+                matches!(a, CodeActionOrCommand::CodeAction(action) if action.kind == Some(CodeActionKind::QUICKFIX))
+            });
+        }
         // The client may ask for some kinds only (`refactor`, `quickfix`, …).
         if let Some(only) = &params.context.only {
             actions.retain(|a| match a {

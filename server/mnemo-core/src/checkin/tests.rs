@@ -514,3 +514,30 @@ fn editing_a_note_fully_is_still_a_supersession_not_a_retyped_id() {
     assert_eq!(rewritten.diagnostics, vec![], "{rewritten:?}");
     assert!(matches!(rewritten.changes.as_slice(), [Change::Supersede { id: 2, .. }]), "{rewritten:?}");
 }
+
+#[test]
+fn keep_mine_on_a_note_the_store_superseded_supersedes_its_successor() {
+    // Someone else superseded #2 by #7 meanwhile; I retitled #2.
+    let current_text = edit(
+        "- [#2] 2026-06-03 · medium · Lock order matters\n  [src/lock.rs:10-24](src/lock.rs#L10-L24)",
+        "- [#2] 2026-06-03 · medium · SUPERSEDED 2026-06-11 by #7 · Lock order matters\n  [src/lock.rs:10-24](src/lock.rs#L10-L24)\n\n- [#7] 2026-06-11 · medium · Lock order matters, theirs\n  [src/lock.rs:10-24](src/lock.rs#L10-L24)",
+    );
+    let mine = parse_checkout(&edit("medium · Lock order matters", "high · Lock order matters, mine"));
+    let base = entries(BASE);
+    let current = entries(&current_text);
+    let conflict = plan_checkin(&base, &mine, &current, &Resolutions::default());
+    assert_eq!(conflict.conflicts.len(), 1, "{conflict:?}");
+    assert!(
+        conflict.diagnostics[0].message.contains("theirs: superseded by #7: «medium · Lock order matters, theirs"),
+        "{conflict:?}"
+    );
+    let keep = Resolutions { keep_mine: [2].into(), ..Resolutions::default() };
+    let plan = plan_checkin(&base, &mine, &current, &keep);
+    assert!(plan.diagnostics.is_empty() && plan.conflicts.is_empty(), "{plan:?}");
+    match plan.changes.as_slice() {
+        [Change::Supersede { id: 7, content, .. }] => {
+            assert_eq!((content.priority, content.title.as_str()), (Priority::High, "Lock order matters, mine"));
+        }
+        other => panic!("{other:?}"),
+    }
+}
