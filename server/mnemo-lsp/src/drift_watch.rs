@@ -60,11 +60,17 @@ pub fn spawn(watch: DriftWatch) -> UnboundedSender<()> {
             let dirs: BTreeSet<PathBuf> =
                 files.iter().filter_map(|f| f.parent().map(PathBuf::from)).filter(|d| d.is_dir()).collect();
             *anchored.lock().unwrap_or_else(|e| e.into_inner()) = files;
-            {
+            let changed = {
                 let mut state = watch.snapshot.lock().unwrap_or_else(|e| e.into_inner());
-                *state = DriftState::after(&state, root, report.anchors);
+                let next = DriftState::after(&state, root, report.anchors);
+                let changed = next.checks != state.checks || next.last_seen != state.last_seen || state.root.is_none();
+                *state = next;
+                changed
+            };
+            // Only a changed picture is republished (and has the client re-ask for lenses).
+            if changed {
+                let _ = watch.documents.send(DocumentEvent::Republish);
             }
-            let _ = watch.documents.send(DocumentEvent::Republish);
             if dirs != watched {
                 watcher = watch_dirs(&dirs, anchored.clone(), again.clone());
                 watched = dirs;
@@ -83,6 +89,10 @@ fn watch_dirs(
 ) -> Option<notify::RecommendedWatcher> {
     let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
         let Ok(event) = event else { return };
+        // Reading a file (the check itself does) is no change to it.
+        if matches!(event.kind, notify::EventKind::Access(_)) {
+            return;
+        }
         let files = anchored.lock().unwrap_or_else(|e| e.into_inner());
         if event.paths.iter().any(|p| files.contains(p)) {
             let _ = requests.send(());
