@@ -62,7 +62,7 @@ export class Status implements vscode.Disposable {
       const stats = JSON.parse(await runCli(this.server, ['--json', 'store', 'stats'], root));
       const notes = stats.stats.notes;
       const mode = stats.ranking === 'hybrid' ? 'hybrid' : 'lexical only';
-      this.item.text = `$(book) ${notes} notes · ${mode}`;
+      this.item.text = `$(book) ${notes} ${notes === 1 ? 'note' : 'notes'} · ${mode}`;
       this.item.tooltip = `mnemo ${this.server.version}: recall runs ${mode}${stats.ranking_reason ? ` (${stats.ranking_reason})` : ''}. Click to recall.`;
     } catch (error) {
       this.item.text = '$(warning) mnemo';
