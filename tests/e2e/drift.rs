@@ -125,21 +125,23 @@ fn the_server_shows_drift_in_memory_and_source_and_re_anchors() {
     std::fs::write(&source, text).unwrap();
     let edited_at = std::time::Instant::now();
     let drift_warning = format!("#{id}: the text at src/lock.rs:2-3 changed since 2026-08-04");
-    let memory = client.wait(|m| {
-        m["method"] == "textDocument/publishDiagnostics"
-            && m["params"]["uri"] == uri(&mirror)
-            && m["params"]["diagnostics"]
-                .as_array()
-                .is_some_and(|d| d.iter().any(|d| d["message"] == drift_warning.as_str()))
-    });
     let source_info = format!("memory #{id} describes these lines; they changed since 2026-08-04");
-    let in_source = client.wait(|m| {
+    let published = |m: &serde_json::Value, path: &std::path::Path, message: &str| {
         m["method"] == "textDocument/publishDiagnostics"
-            && m["params"]["uri"] == uri(&source)
-            && m["params"]["diagnostics"]
-                .as_array()
-                .is_some_and(|d| d.iter().any(|d| d["message"] == source_info.as_str()))
-    });
+            && m["params"]["uri"] == uri(path)
+            && m["params"]["diagnostics"].as_array().is_some_and(|d| d.iter().any(|d| d["message"] == message))
+    };
+    // Both documents are republished after the check, in either order.
+    let (mut memory, mut in_source) = (None, None);
+    while memory.is_none() || in_source.is_none() {
+        let m = client.wait(|m| m["method"] == "textDocument/publishDiagnostics");
+        if published(&m, &mirror, &drift_warning) {
+            memory = Some(m);
+        } else if published(&m, &source, &source_info) {
+            in_source = Some(m);
+        }
+    }
+    let (memory, in_source) = (memory.unwrap(), in_source.unwrap());
     assert!(edited_at.elapsed() < std::time::Duration::from_secs(2), "{:?}", edited_at.elapsed());
     let warning = memory["params"]["diagnostics"]
         .as_array()
