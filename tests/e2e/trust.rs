@@ -233,6 +233,8 @@ fn a_clock_that_goes_back_is_refused_and_a_tampered_schema_version_is_one_line()
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let said = String::from_utf8(out.stderr).unwrap();
+    assert!(said.contains("note: the clock (2020-01-01T00:00:00Z) is behind"), "it says so: {said}");
     let history = env.json(&["history", &id.to_string()]);
     assert_eq!(history[1]["at"], history[0]["at"], "{history}");
     // A lowered user_version: one line that says what to do, no SQL.
@@ -542,4 +544,15 @@ fn a_workspace_whose_path_holds_a_line_break_can_be_checked_in() {
     let out = run(&["checkin", file.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8(out.stdout).unwrap().contains("superseded by"));
+}
+
+#[test]
+fn a_nul_in_a_title_is_shown_not_a_raw_constraint_error() {
+    let env = Env::new();
+    let record = serde_json::json!({ "id": 1, "kind": "finding", "title": "before\u{0}after", "created": "2026-08-01",
+        "workspace": crate::support::root_id(&env.root) });
+    let file = env.home.join("nul.jsonl");
+    std::fs::write(&file, format!("{record}\n")).unwrap();
+    env.ok(&["import", "jsonl", file.to_str().unwrap()]);
+    assert_eq!(env.json(&["show", "1"])["title"], "before␀after");
 }

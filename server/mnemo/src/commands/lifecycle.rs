@@ -25,7 +25,17 @@ pub(crate) fn append(
     let mut store = ctx.open()?;
     let event = EventData { kind, actor: Context::actor(as_human), at: ctx.now, reason };
     let scope = ctx.scope(false);
-    ctx.write(&mut store, |w| w.append(&scope, id, event))
+    let latest = store.history(&scope, id).ok().and_then(|events| events.iter().map(|e| e.data.at).max());
+    let state = ctx.write(&mut store, |w| w.append(&scope, id, event))?;
+    // The store dates an event no earlier than the note's latest: say so when the clock was behind it.
+    if let Some(latest) = latest.filter(|latest| *latest > ctx.now) {
+        eprintln!(
+            "note: the clock ({}) is behind #{id}'s latest event; this event is dated {} instead",
+            ctx.now.rfc3339(),
+            latest.rfc3339()
+        );
+    }
+    Ok(state)
 }
 
 fn report(ctx: &Context, id: i64, verb: &str, state: &NoteState) -> ExitCode {
