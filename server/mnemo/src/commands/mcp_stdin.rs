@@ -59,8 +59,8 @@ impl<R> WholeLines<R> {
         let head = String::from_utf8_lossy(&head[..head.len().min(4096)]);
         let id = head.find("\"id\"").and_then(|at| {
             let rest = head[at + 4..].trim_start().strip_prefix(':')?.trim_start();
-            let end = if rest.starts_with('"') {
-                rest[1..].find('"').map(|e| e + 2)?
+            let end = if let Some(quoted) = rest.strip_prefix('"') {
+                quoted.find('"').map(|e| e + 2)?
             } else {
                 rest.find(|c: char| !c.is_ascii_digit() && c != '-').unwrap_or(rest.len())
             };
