@@ -69,6 +69,23 @@ pub(super) fn identities(base: &[Entry], edited: &[ParsedEntry], skip: &HashSet<
                     "this entry is #{other} (its date and text) with its id changed to #{id}; an id cannot be changed: put back [#{other}], or remove the id to make it a new note"
                 ),
             );
+            continue;
+        }
+        // An exact copy of a note that is still there, under another id (a
+        // retyped id carried back next to its restored note, say).
+        let copied = base.iter().filter_map(|b| Some((b.id?, b))).find(|(other, b)| {
+            *other != id
+                && b.created == entry.created
+                && normalize_title(&b.title) == normalize_title(&entry.title)
+                && normalize_body(&b.body) == normalize_body(&entry.body)
+        });
+        if let Some((other, _)) = copied {
+            found.refused.insert(
+                index,
+                format!(
+                    "this entry repeats #{other} (its date and text) under the id #{id}; an id cannot be changed: delete this copy, or remove its id to make it a new note"
+                ),
+            );
         }
     }
     // Unknown or duplicated ids: the vanished note of the same date and section they sit in.

@@ -541,3 +541,19 @@ fn keep_mine_on_a_note_the_store_superseded_supersedes_its_successor() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn a_retyped_entry_carried_back_beside_its_restored_note_says_what_it_is() {
+    // After a refused retype the re-render shows #2 again and the typed copy under #3's id.
+    let text = edit(
+        "- [#6] 2026-06-10 · medium · Cache hit ratio is 0.93\n",
+        "- [#6] 2026-06-10 · medium · Cache hit ratio is 0.93\n\n- [#3] 2026-06-10 · medium · Cache hit ratio is 0.93\n",
+    );
+    let plan = plan(&text);
+    assert!(plan.changes.is_empty(), "{plan:?}");
+    assert_eq!(plan.diagnostics.len(), 1, "{plan:?}");
+    assert!(
+        plan.diagnostics[0].message.starts_with("this entry repeats #6 (its date and text) under the id #3"),
+        "{plan:?}"
+    );
+}
