@@ -1,7 +1,7 @@
 //! Check-in planning, pure: compare the checkout's base entries, the entries
 //! a person saved, and the store's entries now, and turn every difference
 //! into a [`Change`] — or into a diagnostic or a [`Conflict`] when it cannot
-//! be applied (FORMAT.md, "Editing a checkout" and "Conflicts").
+//! be applied (docs/format.md, "Editing a checkout" and "Conflicts").
 //!
 //! Per entry, never all-or-nothing: each entry is judged on its own. An
 //! entry the person did not touch yields nothing, whatever the store did
@@ -132,7 +132,7 @@ pub struct CheckinPlan {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// How a person resolved conflicts, per note id (FORMAT.md, "Conflicts").
+/// How a person resolved conflicts, per note id (docs/format.md, "Conflicts").
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Resolutions {
     /// "Keep mine": apply my edit on top of the store's current state.

@@ -1,7 +1,7 @@
 //! The note model: kinds, priorities, provenance classes, actors, anchors and
 //! the rules a new note must satisfy before it is stored.
 //!
-//! The order of the `ALL` arrays is the order used everywhere (FORMAT.md).
+//! The order of the `ALL` arrays is the order used everywhere (docs/format.md).
 
 use crate::time::Timestamp;
 
@@ -197,7 +197,7 @@ fn is_hostile_control(c: char) -> bool {
 
 /// Collapse every run of whitespace (line breaks included) to one space, trim,
 /// and drop ` · ` separators at the start, so a title is always one line that
-/// renders without escaping (FORMAT.md, "An entry"). A title that would read
+/// renders without escaping (docs/format.md, "An entry"). A title that would read
 /// back as a state marker (`REVOKED (x) · rest`) has that separator turned
 /// into ` - `.
 pub fn normalize_title(title: &str) -> String {

@@ -24,7 +24,7 @@ use crate::server::{Backend, internal, invalid, refresh_mirror};
 use crate::to_proto::Lines;
 use crate::uris;
 
-/// How a checkout's line 1 starts (FORMAT.md); a saved file without it is no checkout.
+/// How a checkout's line 1 starts (docs/format.md); a saved file without it is no checkout.
 const CHECKOUT_HEADER_START: &str = "<!-- mnemo checkout";
 
 /// Whether two paths name the same file (the same path, or the same inode).

@@ -88,7 +88,7 @@ impl Backend {
     }
 
     /// Supersede: open the entry in the checkout, where editing it and
-    /// saving supersedes it (FORMAT.md's edit table).
+    /// saving supersedes it (docs/format.md's edit table).
     async fn open_for_editing(&self, id: NoteId) -> Result<Value> {
         let workspace = self.workspace();
         let uri = checkout_uri(&workspace.id);

@@ -238,7 +238,7 @@ impl Store {
 
 impl Store {
     /// Re-anchor anchor `position` of note `id` to lines `start..=end` of the
-    /// same file as they read now. Notes are immutable, so this is FORMAT.md's
+    /// same file as they read now. Notes are immutable, so this is docs/format.md's
     /// "changed anchors": a new note with the same text and provenance and
     /// the new anchor supersedes the old one (a stale note is reinstated
     /// first), all as the person, in one transaction. Returns the new id.

@@ -1,4 +1,4 @@
-//! `mnemo import jsonl`: notes in the schema of `shared/eval/corpus.jsonl`,
+//! `mnemo import jsonl`: notes in the schema of `eval/corpus.jsonl`,
 //! one JSON object a line. The whole file is checked before anything is
 //! written, then stored in one transaction: every note `created` with its
 //! date and provenance, then each non-active status as the matching event.

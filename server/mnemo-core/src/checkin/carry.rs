@@ -1,6 +1,6 @@
 //! After a check-in the document is re-rendered at the new epoch, and what
 //! was not applied is carried into it exactly as the person typed it, so
-//! nothing typed is lost (FORMAT.md: "kept in the editor buffer").
+//! nothing typed is lost (docs/format.md: "kept in the editor buffer").
 //!
 //! The text is handled as blocks: the header, section headings and entries,
 //! separated by one empty line as the renderer writes them. A carried entry

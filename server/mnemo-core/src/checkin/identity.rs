@@ -1,7 +1,7 @@
 //! Whose entry is it? An entry's id says which note it edits, but a person
 //! can retype an id (`[#2]` → `[#3]`, `[#1]` → `[#999]`) and then the id
 //! lies: taken at its word, the edit would supersede #3 with #2's text and
-//! revoke #2 as deleted. FORMAT.md: "change an id … nothing for that entry;
+//! revoke #2 as deleted. docs/format.md: "change an id … nothing for that entry;
 //! a diagnostic on that line" — and no other note may change because of it.
 //!
 //! An entry is its id's own when it still looks like that note in the base

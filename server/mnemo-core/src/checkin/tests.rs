@@ -1,4 +1,4 @@
-//! Check-in planning by data: every edit of FORMAT.md's table, conflicts,
+//! Check-in planning by data: every edit of docs/format.md's table, conflicts,
 //! refusals, and the law that an unchanged checkout checks in as nothing.
 
 use proptest::prelude::*;

@@ -1,4 +1,4 @@
-//! MEMORY.md, the projection format (shared/FORMAT.md is the contract):
+//! MEMORY.md, the projection format (docs/format.md is the contract):
 //! the [`Entry`] a note projects to, the two [`Flavour`]s, the renderer and
 //! the checkout parser. `render` and `parse` are exact inverses on canonical
 //! text; the property tests in `tests.rs` hold them to it.

@@ -235,7 +235,7 @@ fn parse_entry(rest: &str, section: Option<Kind>) -> Result<EntryLine, String> {
     if title.trim().is_empty() {
         return Err("the title is empty".into());
     }
-    // Spaces around a title are insignificant (FORMAT.md); the canonical
+    // Spaces around a title are insignificant (docs/format.md); the canonical
     // rendering has none.
     Ok((id, created, priority, marker, title.trim().to_string()))
 }

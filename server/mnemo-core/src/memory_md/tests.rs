@@ -1,5 +1,5 @@
 //! Render and parse, pinned: a golden rendering of every kind and state, the
-//! ordering rules, parser diagnostics, and the round-trip laws of FORMAT.md
+//! ordering rules, parser diagnostics, and the round-trip laws of docs/format.md
 //! as property tests over generated stores.
 
 use expect_test::expect;
