@@ -31,14 +31,22 @@ pub struct Global {
 #[derive(Subcommand)]
 pub enum Command {
     /// Record a note; prints its id as #<id>
+    #[command(after_help = "Examples:
+  mnemo remember --kind gotcha --priority high --title \"Release the lock before restarting\" \\
+      --body \"Restarting with the lock held deadlocks.\" --anchor src/lock.rs:10-24
+  mnemo remember --kind directive --title \"Run tests inside the venv\" --as-human")]
     Remember(Remember),
     /// Show one note in full
     Show(NoteRef),
     /// Show a note's events, oldest first
     History(NoteRef),
     /// List notes as the index tier, one line a note
+    #[command(
+        after_help = "Examples:\n  mnemo list\n  mnemo list --kind gotcha --state stale_flagged\n  mnemo list --all-workspaces --json"
+    )]
     List(List),
     /// Revoke a note (it was wrong)
+    #[command(after_help = "Example:\n  mnemo revoke 12 --reason \"the lock order changed in v2\"")]
     Revoke(WithReason),
     /// Replace a note by a new one; prints the new id
     Supersede(Supersede),
@@ -53,6 +61,9 @@ pub enum Command {
     /// Delete a note and its events for good (the only delete)
     Forget(Forget),
     /// Ranked recall: the index tier, what the filters hid, and which ranking ran
+    #[command(after_help = "Examples:
+  mnemo recall \"why does the daemon deadlock on restart\"
+  mnemo recall retries --kind gotcha --kind finding --limit 5 --expand")]
     Recall(Recall),
     /// Full bodies, anchors and provenance of notes
     Expand(Expand),
@@ -67,6 +78,10 @@ pub enum Command {
     /// Render an editable checkout of the memory (stdout, or --out FILE)
     Checkout(Checkout),
     /// Check in an edited checkout FILE: every change becomes events, per entry
+    #[command(after_help = "Examples:
+  mnemo checkout --out /tmp/memory.md   # edit it, then:
+  mnemo checkin /tmp/memory.md
+  mnemo checkin /tmp/memory.md --keep-mine 12   # after a conflict on #12")]
     Checkin(Checkin),
     /// Edit the memory in $VISUAL/$EDITOR: checkout, edit, check in
     Edit,
@@ -94,12 +109,16 @@ pub enum RequestedProvenance {
 
 #[derive(Args)]
 pub struct Remember {
+    /// directive, task, gotcha, finding, reference, decision or operational
     #[arg(long, value_parser = parse_word::<Kind>)]
     pub kind: Kind,
+    /// One line that says it all (at most 500 characters)
     #[arg(long)]
     pub title: String,
+    /// The detail, any number of lines (at most 64 KiB)
     #[arg(long, default_value = "")]
     pub body: String,
+    /// high, medium or low
     #[arg(long, default_value = "medium", value_parser = parse_word::<Priority>)]
     pub priority: Priority,
     /// A code location PATH:START-END inside the workspace (repeatable)
@@ -152,8 +171,10 @@ pub struct List {
 
 #[derive(Args)]
 pub struct WithReason {
+    /// The note's id (12 or #12)
     #[arg(value_parser = parse_id)]
     pub id: i64,
+    /// Why, in a sentence (kept in the note's history)
     #[arg(long)]
     pub reason: String,
     #[command(flatten)]
@@ -162,8 +183,10 @@ pub struct WithReason {
 
 #[derive(Args)]
 pub struct Action {
+    /// The note's id (12 or #12)
     #[arg(value_parser = parse_id)]
     pub id: i64,
+    /// Why, in a sentence (kept in the note's history)
     #[arg(long)]
     pub reason: Option<String>,
     #[command(flatten)]
@@ -172,8 +195,10 @@ pub struct Action {
 
 #[derive(Args)]
 pub struct Supersede {
+    /// The note to replace (12 or #12)
     #[arg(value_parser = parse_id)]
     pub id: i64,
+    /// The new note's title
     #[arg(long)]
     pub title: String,
     /// [default: the old note's body]
@@ -198,6 +223,7 @@ pub struct Supersede {
 
 #[derive(Args)]
 pub struct Forget {
+    /// The note to delete with its whole history (12 or #12)
     #[arg(value_parser = parse_id)]
     pub id: i64,
     /// Required: forgetting cannot be undone
