@@ -5,6 +5,9 @@ use crate::support::Env;
 
 fn assert_one_line(err: &str, expected: &str) {
     assert!(err.starts_with("error: ") && err.contains(expected), "expected {expected:?} in {err:?}");
+    // clap's usage errors end with its standard pointer to --help; the error itself is one line.
+    let own = err.trim_end().trim_end_matches("For more information, try '--help'.").trim_end();
+    assert_eq!(own.lines().count(), 1, "one line: {err:?}");
 }
 
 #[test]
