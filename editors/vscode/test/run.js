@@ -12,6 +12,7 @@ const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const util = require('node:util');
 const { chromium } = require('playwright-core');
 const { serve } = require('./browser');
 const { sessions, cliIn } = require('./fixtures');
@@ -102,9 +103,24 @@ async function runSession(browser, session) {
   let exited;
   const result = new Promise((resolve) => { exited = resolve; });
   await page.exposeFunction('codeAutomationExit', (code) => exited(code));
+  // The extension host's log lines arrive as a format string and its
+  // arguments: formatted here (in order), colours dropped, so the output reads
+  // like mocha's own.
+  let printing = Promise.resolve();
   page.on('console', (message) => {
-    const text = message.text();
-    if (/passing|failing|pending|✔|✓|\d+\) |Error|^\s+at |journey:/.test(text)) console.log(`[${session.name}] ${text.replace(/%c\s*INFO color: #\w+\s*/, '')}`);
+    printing = printing.then(async () => {
+      const values = await Promise.all(message.args().map((a) => a.jsonValue().catch(() => undefined)));
+      // The workbench prefixes a level: ['%c INFO', 'color: …', format, ...arguments].
+      const logged = typeof values[0] === 'string' && values[0].startsWith('%c') && typeof values[2] === 'string'
+        ? values.slice(2)
+        : values;
+      const text = typeof logged[0] === 'string'
+        ? util.format(...logged.map((v) => (v === undefined ? '' : v))).replace(/\x1b\[[0-9;]*m/g, '')
+        : message.text();
+      if (/passing|failing|pending|✔|✓|\d+\) |Error|^\s+at |journey:/.test(text)) {
+        console.log(`[${session.name}] ${text.replace(/^\s*INFO\s+/, '').trimEnd()}`);
+      }
+    });
   });
   // The extension host is code-server's (remote): the paths are vscode-remote URIs.
   const remote = (file) => `vscode-remote://127.0.0.1:${port}${file}`;
