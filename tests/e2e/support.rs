@@ -146,11 +146,25 @@ impl Env {
     }
 
     /// The store's epoch and a digest of all rows, to prove a failure changed nothing.
+    /// Every row of every table (the full-text and vector shadow tables
+    /// included), except the bookkeeping that reads may write: checkout bases
+    /// and the epoch each mirror was rendered at.
     pub fn fingerprint(&self) -> String {
         let conn = rusqlite::Connection::open(&self.store).unwrap();
         let mut out = String::new();
-        for table in ["notes", "events", "anchors", "note_state", "meta"] {
-            let mut stmt = conn.prepare(&format!("SELECT * FROM {table} ORDER BY 1")).unwrap();
+        let tables: Vec<String> = conn
+            .prepare(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('checkouts', 'mirror_exports')
+                 AND sql NOT LIKE 'CREATE VIRTUAL TABLE%' ORDER BY name",
+            )
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert!(tables.len() >= 13, "{tables:?}");
+        for table in &tables {
+            let mut stmt = conn.prepare(&format!("SELECT * FROM \"{table}\" ORDER BY 1")).unwrap();
             let columns = stmt.column_count();
             let rows = stmt
                 .query_map([], |r| {

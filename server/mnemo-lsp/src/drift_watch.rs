@@ -60,6 +60,14 @@ pub fn spawn(watch: DriftWatch) -> UnboundedSender<()> {
             let dirs: BTreeSet<PathBuf> =
                 files.iter().filter_map(|f| f.parent().map(PathBuf::from)).filter(|d| d.is_dir()).collect();
             *anchored.lock().unwrap_or_else(|e| e.into_inner()) = files;
+            // Watch before showing the result: a file changed as soon as the
+            // result shows must be seen. A new watch missed what changed while
+            // this check read the files, so one more check follows it.
+            if dirs != watched {
+                watcher = watch_dirs(&dirs, anchored.clone(), again.clone());
+                watched = dirs;
+                let _ = again.send(());
+            }
             let changed = {
                 let mut state = watch.snapshot.lock().unwrap_or_else(|e| e.into_inner());
                 let next = DriftState::after(&state, root, report.anchors);
@@ -70,10 +78,6 @@ pub fn spawn(watch: DriftWatch) -> UnboundedSender<()> {
             // Only a changed picture is republished (and has the client re-ask for lenses).
             if changed {
                 let _ = watch.documents.send(DocumentEvent::Republish);
-            }
-            if dirs != watched {
-                watcher = watch_dirs(&dirs, anchored.clone(), again.clone());
-                watched = dirs;
             }
         }
         drop(watcher);
