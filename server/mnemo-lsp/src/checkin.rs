@@ -9,7 +9,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use mnemo_core::checkin::Resolutions;
-use mnemo_core::memory_md::{MIRROR_HEADER, parse_checkout};
+use mnemo_core::memory_md::parse_checkout;
 use mnemo_store::checkout::CheckinOutcome;
 use mnemo_store::mirror::write_atomically;
 use serde_json::Value;
@@ -23,9 +23,6 @@ use crate::refresh::{HandedOut, MemoryDidChange, MemoryDidChangeParams};
 use crate::server::{Backend, internal, invalid, refresh_mirror};
 use crate::to_proto::Lines;
 use crate::uris;
-
-/// How a checkout's line 1 starts (docs/format.md); a saved file without it is no checkout.
-const CHECKOUT_HEADER_START: &str = "<!-- mnemo checkout";
 
 /// Whether two paths name the same file (the same path, or the same inode).
 fn same_file(a: &Path, b: &Path) -> bool {
@@ -114,7 +111,7 @@ impl Backend {
     /// file's mode. Never the mirror: only the mirror writer writes that.
     fn rewrite_checkout_file(&self, path: &Path, text: &str) -> std::result::Result<(), String> {
         let is_mirror_path = self.mirror_path().is_some_and(|m| same_file(&m, path));
-        let holds_mirror = mnemo_store::repo_file::starts_with(path, MIRROR_HEADER.as_bytes());
+        let holds_mirror = mnemo_store::repo_file::starts_with(path, mnemo_core::memory_md::MIRROR_MARK.as_bytes());
         if is_mirror_path || holds_mirror {
             return Err(format!("{} is the read-only mirror; mnemo never rewrites it from an editor", path.display()));
         }
@@ -132,7 +129,8 @@ impl Backend {
         let Some(path) = uris::file_path(&uri) else { return };
         let Some(doc) = self.document(&uri).await else { return };
         let text = params.text.unwrap_or_else(|| doc.text.to_string());
-        if doc.kind != DocumentKind::Checkout || !text.starts_with(CHECKOUT_HEADER_START) {
+        // A saved file without the checkout's line 1 is no checkout (docs/format.md).
+        if doc.kind != DocumentKind::Checkout || !mnemo_core::memory_md::is_checkout_text(&text) {
             return;
         }
         match self.check_in(text.clone(), Resolutions::default()).await {

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mnemo_core::checkin::CheckinPlan;
-use mnemo_core::memory_md::MIRROR_HEADER;
+use mnemo_core::memory_md::{is_checkout_text, is_mirror_text};
 use ropey::Rope;
 use tokio::sync::mpsc;
 use tower_lsp_server::Client;
@@ -39,10 +39,9 @@ pub struct Document {
 
 impl Document {
     fn new(uri: &Uri, text: &str, version: i32) -> Document {
-        let head = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let kind = if crate::uris::is_memory(uri.as_str()) || head.starts_with("<!-- mnemo checkout") {
+        let kind = if crate::uris::is_memory(uri.as_str()) || is_checkout_text(text) {
             DocumentKind::Checkout
-        } else if head.starts_with(MIRROR_HEADER) || head.starts_with("<!-- mnemo mirror") {
+        } else if is_mirror_text(text) {
             DocumentKind::Mirror
         } else {
             DocumentKind::Source

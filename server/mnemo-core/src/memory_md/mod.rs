@@ -46,10 +46,25 @@ impl Flavour {
         match self {
             Flavour::Mirror => MIRROR_HEADER.to_string(),
             Flavour::Checkout { workspace, epoch } => {
-                format!("<!-- mnemo checkout · workspace {} · epoch {epoch} -->", header_escape(workspace))
+                format!("{CHECKOUT_MARK} · workspace {} · epoch {epoch} -->", header_escape(workspace))
             }
         }
     }
+}
+
+/// How line 1 of a mirror starts: the one test of "is this a mirror?".
+pub const MIRROR_MARK: &str = "<!-- mnemo mirror";
+/// How line 1 of a checkout starts: the one test of "is this a checkout?".
+pub const CHECKOUT_MARK: &str = "<!-- mnemo checkout";
+
+/// Whether `text` is a mirror (a byte order mark before line 1 allowed).
+pub fn is_mirror_text(text: &str) -> bool {
+    text.strip_prefix('\u{feff}').unwrap_or(text).starts_with(MIRROR_MARK)
+}
+
+/// Whether `text` is a checkout (a byte order mark before line 1 allowed).
+pub fn is_checkout_text(text: &str) -> bool {
+    text.strip_prefix('\u{feff}').unwrap_or(text).starts_with(CHECKOUT_MARK)
 }
 
 /// A workspace path as line 1 holds it: `%` and control characters (a line

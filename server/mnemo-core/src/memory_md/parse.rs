@@ -75,7 +75,7 @@ pub fn parse_checkout(text: &str) -> ParsedCheckout {
     let lines: Vec<&str> = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
     let mut out = ParsedCheckout::default();
     let header = lines.first().copied().unwrap_or("");
-    if header.starts_with("<!-- mnemo mirror") {
+    if header.starts_with(super::MIRROR_MARK) {
         out.refused_mirror = true;
         out.error(0, header, "this is the read-only mirror, which is never checked in; edit a checkout (`mnemo checkout` or \"mnemo: Edit Memory\")");
         return out;

@@ -206,7 +206,7 @@ fn recorded_epoch(store: &Store, target: &MirrorTarget) -> Result<Option<i64>, S
 
 /// Whether `path` starts with the mirror header (only a mirror is ever overwritten).
 fn is_a_mirror(path: &Path) -> bool {
-    crate::repo_file::starts_with(path, b"<!-- mnemo mirror")
+    crate::repo_file::starts_with(path, mnemo_core::memory_md::MIRROR_MARK.as_bytes())
 }
 
 fn record_epoch(store: &Store, target: &MirrorTarget, epoch: i64) -> Result<(), StoreError> {

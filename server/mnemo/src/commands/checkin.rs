@@ -169,8 +169,11 @@ fn new_edit_file(dir: &Path, epoch: i64, text: &str) -> anyhow::Result<PathBuf> 
 
 /// Edits of `workspace` kept in `dir` because something in them was not applied.
 fn kept_edits(dir: &Path, workspace: &str) -> Vec<PathBuf> {
-    let header =
-        format!("<!-- mnemo checkout · workspace {} · epoch ", mnemo_core::memory_md::header_escape(workspace));
+    let header = format!(
+        "{} · workspace {} · epoch ",
+        mnemo_core::memory_md::CHECKOUT_MARK,
+        mnemo_core::memory_md::header_escape(workspace)
+    );
     let mut kept: Vec<PathBuf> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()

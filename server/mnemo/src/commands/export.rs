@@ -109,7 +109,7 @@ pub fn checkout(ctx: &Context, args: Checkout) -> anyhow::Result<ExitCode> {
 fn write_checkout(out: &Path, text: &str) -> anyhow::Result<()> {
     // Whatever its name: the mirror is a view, never overwritten by a checkout.
     let current = std::fs::read_to_string(out).unwrap_or_default();
-    if current.starts_with("<!-- mnemo mirror") {
+    if mnemo_core::memory_md::is_mirror_text(&current) {
         return Err(anyhow!("{} is the read-only mirror; write the checkout somewhere else", out.display()));
     }
     std::fs::write(out, text).with_context(|| {
