@@ -3,7 +3,7 @@
 //! converts, calls the core and the store, and converts back.
 //!
 //! **Invariant:** document changes are applied in arrival order by one task
-//! (`documents::DocumentOwner`); handlers only send to it or read snapshots.
+//! (`documents::spawn_owner`); handlers only send to it or read snapshots.
 
 mod actions;
 mod anchors;
