@@ -51,6 +51,14 @@ impl Client {
         Client { child, stdin, messages, next_id: 1 }
     }
 
+    /// A server for `env`'s workspace, through `initialize` and `initialized`, as an editor starts one.
+    pub(crate) fn initialized(env: &Env) -> Client {
+        let mut client = Client::start(env);
+        client.request("initialize", json!({ "processId": null, "rootUri": uri(&env.root), "capabilities": {} }));
+        client.notify("initialized", json!({}));
+        client
+    }
+
     fn send(&mut self, message: &Value) {
         let body = message.to_string();
         write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();

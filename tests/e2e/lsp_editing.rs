@@ -15,13 +15,6 @@ use serde_json::{Value, json};
 use crate::lsp::{Client, uri};
 use crate::support::Env;
 
-fn started(env: &Env) -> Client {
-    let mut client = Client::start(env);
-    client.request("initialize", json!({ "processId": null, "rootUri": uri(&env.root), "capabilities": {} }));
-    client.notify("initialized", json!({}));
-    client
-}
-
 fn open(client: &mut Client, uri: &str, text: &str) {
     client.notify(
         "textDocument/didOpen",
@@ -55,7 +48,7 @@ fn drain(client: &mut Client, quiet: Duration) -> Vec<Value> {
 fn both_spellings_of_a_memory_uri_are_one_document_and_it_refreshes_before_its_first_save() {
     let env = Env::new();
     env.remember("gotcha", "First note");
-    let mut client = started(&env);
+    let mut client = Client::initialized(&env);
     let checkout = client.request("memory/checkout", json!({}));
     let canonical = checkout["result"]["uri"].as_str().unwrap().to_string();
     assert!(canonical.starts_with("memory:///"), "{canonical}");
@@ -80,7 +73,7 @@ fn saving_a_memory_document_never_writes_the_mirror_and_checks_in_once() {
     env.ok(&["export", "--enable"]);
     let mirror = env.root.join("MEMORY.md");
     let before = std::fs::read(&mirror).unwrap();
-    let mut client = started(&env);
+    let mut client = Client::initialized(&env);
     let checkout = client.request("memory/checkout", json!({}));
     let memory = checkout["result"]["uri"].as_str().unwrap().to_string();
     let text = checkout["result"]["text"].as_str().unwrap().to_string();
@@ -113,7 +106,7 @@ fn saving_a_memory_document_never_writes_the_mirror_and_checks_in_once() {
 fn text_that_was_not_applied_survives_other_processes_writes() {
     let env = Env::new();
     let lock = env.remember("gotcha", "Release the lock");
-    let mut client = started(&env);
+    let mut client = Client::initialized(&env);
     let checkout = client.request("memory/checkout", json!({}));
     let memory = checkout["result"]["uri"].as_str().unwrap().to_string();
     let text = checkout["result"]["text"].as_str().unwrap().to_string();
@@ -158,7 +151,7 @@ fn the_configured_mirror_path_is_where_the_mirror_symbols_and_definitions_are() 
     let id = env.remember("directive", "Run tests inside the venv");
     let mirror = env.root.join("docs/MEMORY.md");
     assert!(mirror.is_file());
-    let mut client = started(&env);
+    let mut client = Client::initialized(&env);
     let located = client.request("memory/mirror", json!({}));
     assert_eq!(located["result"], json!({ "path": mirror.display().to_string(), "enabled": true }));
     let symbols = client.request("workspace/symbol", json!({ "query": "" }));
@@ -179,7 +172,7 @@ fn the_configured_mirror_path_is_where_the_mirror_symbols_and_definitions_are() 
 fn entry_actions_are_refactors_and_only_fixes_are_quick_fixes() {
     let env = Env::new();
     env.remember("gotcha", "Release the lock");
-    let mut client = started(&env);
+    let mut client = Client::initialized(&env);
     let checkout = client.request("memory/checkout", json!({}));
     let memory = checkout["result"]["uri"].as_str().unwrap().to_string();
     let text = checkout["result"]["text"].as_str().unwrap().to_string();
@@ -234,7 +227,7 @@ fn after_a_move_and_then_an_edit_re_anchor_offers_where_the_code_is_now() {
         "src/lock.rs:2-3",
     ]));
     let source = env.root.join("src/lock.rs");
-    let mut client = started(&env);
+    let mut client = Client::initialized(&env);
     let text = std::fs::read_to_string(&source).unwrap();
     open(&mut client, &uri(&source), &text);
     let lens_line = |client: &mut Client, want: u64| {

@@ -161,10 +161,7 @@ fn one_workspaces_language_server_never_hands_out_anothers_memory() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    let mut client = crate::lsp::Client::start(&env);
-    client
-        .request("initialize", json!({ "processId": null, "rootUri": crate::lsp::uri(&env.root), "capabilities": {} }));
-    client.notify("initialized", json!({}));
+    let mut client = crate::lsp::Client::initialized(&env);
     for method in ["memory/checkout", "memory/mirror"] {
         let answer = client.request(method, json!({ "workspace": other.to_str().unwrap() }));
         assert!(answer["result"].is_null(), "{method}: {answer}");
@@ -194,11 +191,7 @@ fn a_fifo_a_device_or_an_empty_file_at_the_mirror_path_is_never_read_blocked_on_
     // A committed symlink to /dev/zero: the language server answers at once and reads nothing of it.
     std::fs::remove_file(&mirror).unwrap();
     std::os::unix::fs::symlink("/dev/zero", &mirror).unwrap();
-    let mut client = crate::lsp::Client::start(&env);
-    client.request(
-        "initialize",
-        serde_json::json!({ "processId": null, "rootUri": crate::lsp::uri(&env.root), "capabilities": {} }),
-    );
+    let mut client = crate::lsp::Client::initialized(&env);
     let started = std::time::Instant::now();
     let symbols = client.request("workspace/symbol", serde_json::json!({ "query": "FIFO" }));
     assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
@@ -260,9 +253,7 @@ fn line_numbers_past_u32_are_refused_not_wrapped() {
         "--anchor",
         "src/lock.rs:2-3",
     ]));
-    let mut client = crate::lsp::Client::start(&env);
-    client
-        .request("initialize", json!({ "processId": null, "rootUri": crate::lsp::uri(&env.root), "capabilities": {} }));
+    let mut client = crate::lsp::Client::initialized(&env);
     let answer = client.request(
         "workspace/executeCommand",
         json!({ "command": "mnemo.reanchor", "arguments": [id, 0, 4_294_967_298u64, 4_294_967_299u64] }),

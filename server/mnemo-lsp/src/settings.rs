@@ -25,6 +25,11 @@ pub struct Settings {
 /// The names, for documentation and for the editor clients' tests.
 pub const SETTING_NAMES: [&str; 3] = ["storePath", "modelDir", "debounceMs"];
 
+/// Whether `value` is of the type setting `key` takes (unknown keys fit: they are ignored).
+fn fits(key: &str, value: &Value) -> bool {
+    serde_json::from_value::<Settings>(serde_json::json!({ key: value })).is_ok()
+}
+
 impl Settings {
     pub fn from_value(value: Option<&Value>) -> Result<Settings, String> {
         // Nothing set: absent, null, or an empty table that a Lua client encodes as `[]`.
@@ -36,11 +41,7 @@ impl Settings {
         }
         let mut settings: Settings = serde_json::from_value(section.clone()).map_err(|e| {
             // serde names the expected type, not the key: find the key whose value does not fit.
-            let wrong = SETTING_NAMES.iter().find(|name| {
-                section.get(**name).is_some_and(|value| {
-                    serde_json::from_value::<Settings>(serde_json::json!({ **name: value })).is_err()
-                })
-            });
+            let wrong = SETTING_NAMES.iter().find(|name| section.get(**name).is_some_and(|value| !fits(name, value)));
             match wrong {
                 Some(name) => format!("mnemo settings: \"{name}\" {e}; the others still apply"),
                 None => format!("mnemo settings: {e}"),
@@ -63,9 +64,7 @@ impl Settings {
                     .and_then(Value::as_object)
                     .into_iter()
                     .flatten()
-                    .filter(|(key, value)| {
-                        serde_json::from_value::<Settings>(serde_json::json!({ key.as_str(): value })).is_ok()
-                    })
+                    .filter(|(key, value)| fits(key, value))
                     .map(|(key, value)| (key.clone(), value.clone()))
                     .collect();
                 let settings = Settings::from_value(Some(&Value::Object(fitting))).unwrap_or_default();

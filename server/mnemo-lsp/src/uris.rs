@@ -8,6 +8,7 @@
 
 use std::path::PathBuf;
 
+use mnemo_core::memory_md::percent_decode;
 use tower_lsp_server::ls_types::Uri;
 
 /// The scheme of the editable checkout documents.
@@ -51,26 +52,6 @@ pub fn file_path(uri: &Uri) -> Option<PathBuf> {
         return None;
     }
     uri.to_file_path().map(|p| p.into_owned())
-}
-
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut index = 0;
-    while index < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        if bytes[index] == b'%'
-            && index + 2 < bytes.len()
-            && let (Some(high), Some(low)) = (hex(bytes[index + 1]), hex(bytes[index + 2]))
-        {
-            out.push((high * 16 + low) as u8);
-            index += 3;
-            continue;
-        }
-        out.push(bytes[index]);
-        index += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn encode_path(path: &str) -> String {

@@ -33,7 +33,7 @@ impl RepoFileError {
 /// bytes of it.
 pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, RepoFileError> {
     let shown = || path.display().to_string();
-    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc_o_nonblock()).open(path)?;
+    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(RepoFileError::NotRegular { path: shown() });
@@ -59,11 +59,6 @@ pub fn read_text(path: &Path) -> Result<String, RepoFileError> {
 /// The first bytes of a regular file (to check a header), never blocking.
 pub fn starts_with(path: &Path, prefix: &[u8]) -> bool {
     read_limited(path, MAX_REPO_FILE_BYTES).is_ok_and(|bytes| bytes.starts_with(prefix))
-}
-
-/// `O_NONBLOCK` on Linux (the store crate does not depend on libc).
-const fn libc_o_nonblock() -> i32 {
-    0o4000
 }
 
 #[cfg(test)]

@@ -84,8 +84,9 @@ pub fn header_escape(workspace: &str) -> String {
     out
 }
 
-/// The inverse of [`header_escape`].
-pub fn header_unescape(text: &str) -> String {
+/// `%XX` sequences decoded (invalid ones left as they are): the inverse of
+/// [`header_escape`], and how the language server reads `memory:` URI paths.
+pub fn percent_decode(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut index = 0;

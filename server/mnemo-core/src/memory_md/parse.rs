@@ -163,7 +163,7 @@ fn parse_header(line: &str) -> Option<(String, i64)> {
     if workspace.is_empty() || !epoch.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    Some((super::header_unescape(workspace), epoch.parse().ok()?))
+    Some((super::percent_decode(workspace), epoch.parse().ok()?))
 }
 
 /// The last line of the entry starting at `start`: the entry continues while

@@ -169,22 +169,22 @@ fn new_edit_file(dir: &Path, epoch: i64, text: &str) -> anyhow::Result<PathBuf> 
 
 /// Edits of `workspace` kept in `dir` because something in them was not applied.
 fn kept_edits(dir: &Path, workspace: &str) -> Vec<PathBuf> {
-    let header = format!(
-        "{} · workspace {} · epoch ",
-        mnemo_core::memory_md::CHECKOUT_MARK,
-        mnemo_core::memory_md::header_escape(workspace)
-    );
+    // Line 1 says whose checkout a file is; the parser reads it (header escapes included).
+    let of_workspace = |path: &Path| {
+        use std::io::Read;
+        let mut head = Vec::new();
+        let read = std::fs::File::open(path).and_then(|f| f.take(4096).read_to_end(&mut head));
+        let first = String::from_utf8_lossy(&head);
+        let first = first.lines().next().unwrap_or_default();
+        read.is_ok() && mnemo_core::memory_md::parse_checkout(first).workspace.as_deref() == Some(workspace)
+    };
     let mut kept: Vec<PathBuf> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "md"))
-        .filter(|p| {
-            use std::io::Read;
-            let mut first = vec![0; header.len()];
-            std::fs::File::open(p).and_then(|mut f| f.read_exact(&mut first)).is_ok() && first == header.as_bytes()
-        })
+        .filter(|p| of_workspace(p))
         .collect();
     kept.sort();
     kept
