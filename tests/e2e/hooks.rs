@@ -1,6 +1,8 @@
-//! `mnemo hook` with recorded Claude Code payloads: session start, a user
-//! prompt (kept for quote binding), pre-edit of an anchored file, and after
-//! compaction — each injected once per session, within the budget.
+//! `mnemo hook` with recorded Claude Code and Codex payloads: session start,
+//! a user prompt (kept for quote binding), pre-edit of an anchored file (by
+//! Edit, NotebookEdit or an apply_patch patch), and after compaction — each
+//! note delivered in full once per session (a title listed at session start
+//! is not a delivery), within the budget; and the installers.
 
 use std::io::Write;
 use std::process::Stdio;
@@ -23,7 +25,12 @@ fn hook(env: &Env, event: &str, payload: &str) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// The additionalContext of a hook's JSON answer; "" when the hook printed
+/// nothing at all (what a hook with nothing to add does).
 fn context_of(output: &str, event: &str) -> String {
+    if output.is_empty() {
+        return String::new();
+    }
     let value: Value = serde_json::from_str(output).unwrap_or_else(|e| panic!("{e}: {output}"));
     assert_eq!(value["hookSpecificOutput"]["hookEventName"], event);
     value["hookSpecificOutput"]["additionalContext"].as_str().unwrap().to_string()
@@ -58,7 +65,12 @@ fn hooks_inject_directives_prompt_recall_and_pre_edit_notes_once_per_session() {
 
     let prompt = json!({ "session_id": "s-1", "cwd": cwd, "hook_event_name": "UserPromptSubmit", "prompt": "Always squash commits before merging. Also, what was the cache hit ratio?" });
     let recalled = context_of(&hook(&env, "user-prompt", &prompt.to_string()), "UserPromptSubmit");
-    assert_eq!(recalled, "", "notes already injected this session are not injected again");
+    assert!(
+        recalled.starts_with("Notes from the project memory relevant to this prompt (mnemo):\n- [#3] finding/medium"),
+        "listed by its title at session start is not delivered: the prompt brings it in full: {recalled}"
+    );
+    let again = hook(&env, "user-prompt", &prompt.to_string());
+    assert_eq!(again, "", "delivered in full once per session, and nothing printed when nothing is new");
 
     // Quote binding: a note the user stated verbatim is user-stated; a paraphrase is not.
     let stated = env.json(&["remember", "--kind", "directive", "--title", "Always squash commits before merging"]);
@@ -78,8 +90,7 @@ fn hooks_inject_directives_prompt_recall_and_pre_edit_notes_once_per_session() {
     assert!(before_edit.starts_with("Before editing src/lock.rs, the project memory says (mnemo):"), "{before_edit}");
     assert!(before_edit.contains(&format!("[{gotcha}]")) && before_edit.contains("Release the lock"), "{before_edit}");
     assert!(!before_edit.contains("Cache hit ratio"), "only the notes about that file: {before_edit}");
-    let again = context_of(&hook(&env, "pre-edit", &edit.to_string()), "PreToolUse");
-    assert_eq!(again, "", "deduplicated per session");
+    assert_eq!(hook(&env, "pre-edit", &edit.to_string()), "", "deduplicated per session");
 
     let compacted = json!({ "session_id": "s-2", "cwd": cwd, "hook_event_name": "SessionStart", "source": "compact" });
     let after = context_of(&hook(&env, "post-compaction", &compacted.to_string()), "SessionStart");
@@ -90,6 +101,78 @@ fn hooks_inject_directives_prompt_recall_and_pre_edit_notes_once_per_session() {
     let plain = String::from_utf8(plain.stdout).unwrap();
     assert!(plain.starts_with("Standing directives for this project (mnemo):"), "{plain}");
     assert!(plain.contains("Squash before you merge") && !plain.contains("Recent notes"), "{plain}");
+}
+
+#[test]
+fn a_gotcha_listed_at_session_start_still_comes_with_its_body_before_each_edit_of_its_file() {
+    let env = Env::new();
+    std::fs::write(env.root.join("src/db.py"), "import sqlite3\n\ndef connect():\n    return sqlite3.connect('x')\n")
+        .unwrap();
+    let gotcha = env.ok(&[
+        "remember",
+        "--kind",
+        "gotcha",
+        "--title",
+        "Connections are not thread-safe",
+        "--body",
+        "Open one connection per thread; sharing one corrupts the WAL.",
+        "--anchor",
+        "src/db.py:3-4",
+    ]);
+    let gotcha = gotcha.trim().trim_start_matches('#').to_string();
+    let cwd = env.root.display().to_string();
+    let start = json!({ "session_id": "s", "cwd": cwd, "hook_event_name": "SessionStart", "source": "startup" });
+    let listed = context_of(&hook(&env, "session-start", &start.to_string()), "SessionStart");
+    assert!(listed.contains("Connections are not thread-safe") && !listed.contains("WAL"), "a title: {listed}");
+
+    let claude_edit = json!({ "session_id": "s", "cwd": cwd, "hook_event_name": "PreToolUse", "tool_name": "Edit",
+        "tool_input": { "file_path": env.root.join("src/db.py").display().to_string(), "old_string": "x", "new_string": "y" } });
+    let before = context_of(&hook(&env, "pre-edit", &claude_edit.to_string()), "PreToolUse");
+    assert!(before.starts_with("Before editing src/db.py, the project memory says (mnemo):"), "{before}");
+    assert!(before.contains(&format!("- [#{gotcha}] gotcha/medium")), "{before}");
+    assert!(before.contains("\n  Open one connection per thread; sharing one corrupts the WAL."), "the body: {before}");
+    assert_eq!(hook(&env, "pre-edit", &claude_edit.to_string()), "", "delivered in full once, until it changes");
+
+    // A new version (superseded) is delivered again; so is everything after compaction.
+    let newer = env.json(&[
+        "supersede",
+        &gotcha,
+        "--title",
+        "Connections are not thread-safe",
+        "--body",
+        "Open one connection per thread; use check_same_thread=False only with a lock.",
+        "--reason",
+        "more precise",
+    ]);
+    let after_change = context_of(&hook(&env, "pre-edit", &claude_edit.to_string()), "PreToolUse");
+    assert!(after_change.contains("check_same_thread=False"), "the new version: {after_change}");
+    let compacted = json!({ "session_id": "s", "cwd": cwd, "hook_event_name": "SessionStart", "source": "compact" });
+    hook(&env, "post-compaction", &compacted.to_string());
+    let after_compaction = context_of(&hook(&env, "pre-edit", &claude_edit.to_string()), "PreToolUse");
+    assert!(after_compaction.contains(&format!("[#{}]", newer["id"])), "{after_compaction}");
+
+    // Codex edits through apply_patch: the paths are in the patch, relative to the payload's cwd.
+    let patch = "*** Begin Patch\n*** Update File: db.py\n@@\n-    return sqlite3.connect('x')\n+    return sqlite3.connect('y')\n*** End Patch\n";
+    let codex_edit = json!({ "session_id": "codex-1", "cwd": env.root.join("src").display().to_string(),
+        "hook_event_name": "PreToolUse", "tool_name": "apply_patch", "tool_input": { "command": ["apply_patch", patch] } });
+    let codex = context_of(&hook(&env, "pre-edit", &codex_edit.to_string()), "PreToolUse");
+    assert!(codex.starts_with("Before editing src/db.py,") && codex.contains("check_same_thread"), "{codex}");
+    let notebook = json!({ "session_id": "nb", "cwd": cwd, "hook_event_name": "PreToolUse", "tool_name": "NotebookEdit",
+        "tool_input": { "notebook_path": env.root.join("src/db.py").display().to_string(), "new_source": "x" } });
+    assert!(context_of(&hook(&env, "pre-edit", &notebook.to_string()), "PreToolUse").contains("check_same_thread"));
+
+    // A JSON payload that names no file is not a path: nothing, not a guess.
+    let bash = json!({ "session_id": "b", "cwd": cwd, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": { "command": "python src/db.py" } });
+    assert_eq!(hook(&env, "pre-edit", &bash.to_string()), "");
+    // Plain text (other harnesses): the path, and plain text back.
+    let plain = env.command(&["hook", "pre-edit"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let plain = {
+        let mut child = plain;
+        child.stdin.take().unwrap().write_all(b"src/db.py\n").unwrap();
+        String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap()
+    };
+    assert!(plain.starts_with("Before editing src/db.py, the project memory says (mnemo):\n"), "{plain}");
 }
 
 /// A shell standing in for an agent harness: it runs the user-prompt hook of
@@ -207,29 +290,87 @@ fn trigger_bundles_from_the_config_choose_what_each_hook_delivers() {
 fn hook_install_merges_into_claude_code_settings_and_never_clobbers() {
     let env = Env::new();
     std::fs::create_dir_all(env.root.join(".claude")).unwrap();
-    let theirs = json!({ "model": "opus", "hooks": { "PreToolUse": [{ "matcher": "Bash", "hooks": [{ "type": "command", "command": "./guard.sh" }] }] } });
+    // Their own hook, and mnemo's hook as an older mnemo installed it (MultiEdit is gone from Claude Code).
+    let theirs = json!({ "model": "opus", "hooks": { "PreToolUse": [
+        { "matcher": "Bash", "hooks": [{ "type": "command", "command": "./guard.sh" }] },
+        { "matcher": "Edit|Write|MultiEdit", "hooks": [{ "type": "command", "command": "mnemo hook pre-edit" }] } ] } });
     std::fs::write(env.root.join(".claude/settings.json"), theirs.to_string()).unwrap();
     let out = env.ok(&["hook", "install", "--claude-code"]);
-    assert!(out.starts_with("4 hooks added to"), "{out}");
-    let settings: Value =
-        serde_json::from_str(&std::fs::read_to_string(env.root.join(".claude/settings.json")).unwrap()).unwrap();
+    assert!(out.starts_with("Claude Code: 3 hooks added, 1 updated in"), "{out}");
+    assert!(out.contains("approve \"mnemo\" when Claude Code asks, or run this again with --approve-mcp"), "{out}");
+    assert!(out.contains(&format!("MNEMO_WORKSPACE={}", env.root.display())), "how a clone shares it: {out}");
+    let read =
+        |path: &str| -> Value { serde_json::from_str(&std::fs::read_to_string(env.root.join(path)).unwrap()).unwrap() };
+    let settings = read(".claude/settings.json");
     assert_eq!(settings["model"], "opus", "their settings stay");
     let pre = settings["hooks"]["PreToolUse"].as_array().unwrap();
+    assert_eq!(pre.len(), 2, "updated in place, never a second copy: {pre:?}");
     assert_eq!(pre[0]["hooks"][0]["command"], "./guard.sh");
     assert_eq!(
         (pre[1]["matcher"].as_str(), pre[1]["hooks"][0]["command"].as_str()),
-        (Some("Edit|Write|MultiEdit"), Some("mnemo hook pre-edit"))
+        (Some("Edit|Write|NotebookEdit"), Some("mnemo hook pre-edit"))
     );
     assert_eq!(settings["hooks"]["SessionStart"].as_array().unwrap().len(), 2);
-    let mcp: Value = serde_json::from_str(&std::fs::read_to_string(env.root.join(".mcp.json")).unwrap()).unwrap();
-    assert_eq!(mcp["mcpServers"]["mnemo"], json!({ "command": "mnemo", "args": ["mcp"] }));
+    assert_eq!(read(".mcp.json")["mcpServers"]["mnemo"], json!({ "command": "mnemo", "args": ["mcp"] }));
+    assert!(!env.root.join(".claude/settings.local.json").exists(), "approval only when asked");
     let again = env.ok(&["hook", "install", "--claude-code"]);
-    assert!(again.starts_with("0 hooks added") && again.contains("MCP server already"), "{again}");
+    assert!(
+        again.starts_with("Claude Code: 0 hooks added, 0 updated") && again.contains("MCP server already"),
+        "{again}"
+    );
+
+    // --absolute: this binary and this store, by path; --approve-mcp: where the approval takes effect.
+    std::fs::write(env.root.join(".claude/settings.local.json"), r#"{"enabledMcpjsonServers": ["other"]}"#).unwrap();
+    let out = env.ok(&["hook", "install", "--claude-code", "--absolute", "--approve-mcp"]);
+    assert!(out.starts_with("Claude Code: 0 hooks added, 4 updated"), "{out}");
+    assert!(out.contains("the MCP server is approved in"), "{out}");
+    let binary = std::fs::canonicalize(env!("CARGO_BIN_EXE_mnemo")).unwrap().display().to_string();
+    let store = env.store.display().to_string();
+    let settings = read(".claude/settings.json");
+    let command = settings["hooks"]["PreToolUse"][1]["hooks"][0]["command"].as_str().unwrap().to_string();
+    assert_eq!(command, format!("{binary} --store {store} hook pre-edit"));
+    assert_eq!(
+        read(".mcp.json")["mcpServers"]["mnemo"],
+        json!({ "command": binary, "args": ["--store", store, "mcp"] })
+    );
+    assert_eq!(read(".claude/settings.local.json")["enabledMcpjsonServers"], json!(["other", "mnemo"]));
+    // The command works from the harness's shell with nothing on PATH and no MNEMO_STORE.
+    env.ok(&[
+        "remember",
+        "--kind",
+        "gotcha",
+        "--title",
+        "Absolute hooks reach this store",
+        "--anchor",
+        "src/lock.rs:1-1",
+    ]);
+    let payload = json!({ "session_id": "abs", "cwd": env.root.display().to_string(), "hook_event_name": "PreToolUse",
+        "tool_name": "Write", "tool_input": { "file_path": env.root.join("src/lock.rs").display().to_string() } });
+    let out = std::process::Command::new("/bin/sh")
+        .args(["-c", &command])
+        .current_dir(&env.root)
+        .env_clear()
+        .env("HOME", &env.home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            child.stdin.take().unwrap().write_all(payload.to_string().as_bytes())?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert!(
+        context_of(&String::from_utf8_lossy(&out.stdout), "PreToolUse").contains("Absolute hooks reach this store")
+    );
 
     std::fs::write(env.root.join(".mcp.json"), "{ broken").unwrap();
+    let before = std::fs::read_to_string(env.root.join(".claude/settings.json")).unwrap();
     let err = env.fails(&["hook", "install", "--claude-code"], 1);
     assert!(err.contains(".mcp.json is not valid JSON") && err.contains("never overwrites"), "{err}");
     assert_eq!(std::fs::read_to_string(env.root.join(".mcp.json")).unwrap(), "{ broken");
+    assert_eq!(std::fs::read_to_string(env.root.join(".claude/settings.json")).unwrap(), before, "nothing written");
+    let err = env.fails(&["hook", "install"], 2);
+    assert!(err.contains("--claude-code") && err.contains("--codex"), "say which harness: {err}");
 }
 
 #[test]

@@ -92,7 +92,8 @@ pub enum Command {
     /// Serve the Model Context Protocol over stdio (for agents: remember, recall, …)
     Mcp,
     /// Agent-harness hooks: push memory into the agent's context at fixed moments
-    Hook(Hook),
+    #[command(subcommand)]
+    Hook(HookCommand),
     /// Store maintenance
     #[command(subcommand)]
     Store(StoreCommand),
@@ -260,31 +261,49 @@ pub struct Expand {
     pub all_workspaces: bool,
 }
 
+/// `mnemo hook …`: the moments a harness calls, and the installer.
+#[derive(Subcommand)]
+pub enum HookCommand {
+    /// The session starts: every active directive in full, then the most recent notes as one line each
+    SessionStart(Delivery),
+    /// The user sent a prompt: keep it for quote binding, deliver the notes relevant to it
+    UserPrompt(Delivery),
+    /// The agent is about to edit files: the notes anchored to them or naming them, with their bodies
+    PreEdit(Delivery),
+    /// The context was compacted: the directives again, and everything may be delivered again
+    PostCompaction(Delivery),
+    /// Install the hooks and the MCP server into an agent harness (--claude-code, --codex)
+    #[command(after_help = "Examples:
+  mnemo hook install --claude-code
+  mnemo hook install --claude-code --approve-mcp --absolute
+  mnemo hook install --codex")]
+    Install(HookInstall),
+}
+
 #[derive(Args)]
-pub struct Hook {
-    /// session-start, user-prompt, pre-edit or post-compaction
-    #[arg(value_enum)]
-    pub event: HookEvent,
+pub struct Delivery {
     /// The most context to print, in tokens (about 4 characters each); directives are never cut
     #[arg(long, default_value_t = 1500)]
     pub budget: usize,
-    /// With `install`: write the hooks into .claude/settings.json and the MCP server into .mcp.json
-    #[arg(long)]
-    pub claude_code: bool,
 }
 
-#[derive(ValueEnum, Clone, Copy, PartialEq, Eq, Debug)]
-pub enum HookEvent {
-    /// The session starts: every active directive, then the most recent notes
-    SessionStart,
-    /// The user sent a prompt: keep it for quote binding, print the notes relevant to it
-    UserPrompt,
-    /// The agent is about to edit a file: the notes anchored to it and the gotchas naming it
-    PreEdit,
-    /// The context was compacted: the directives again
-    PostCompaction,
-    /// Install the hooks and the MCP server into an agent harness's project settings (--claude-code)
-    Install,
+#[derive(Args)]
+#[command(group = clap::ArgGroup::new("harness").required(true).multiple(true))]
+pub struct HookInstall {
+    /// Claude Code: hooks into .claude/settings.json, the MCP server into .mcp.json
+    #[arg(long, group = "harness")]
+    pub claude_code: bool,
+    /// Codex: hooks into .codex/hooks.json, the MCP server into .codex/config.toml
+    #[arg(long, group = "harness")]
+    pub codex: bool,
+    /// Call this mnemo binary by its absolute path (and name the store, when it is not the default)
+    /// instead of a bare `mnemo` found on the harness's PATH
+    #[arg(long)]
+    pub absolute: bool,
+    /// Claude Code: approve the project's MCP server in .claude/settings.local.json (personal,
+    /// not committed), where the approval takes effect without trusting the workspace first
+    #[arg(long, requires = "claude_code")]
+    pub approve_mcp: bool,
 }
 
 #[derive(Args)]

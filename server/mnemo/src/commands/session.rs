@@ -1,9 +1,11 @@
 //! What each agent session has been told, and what its user said last, kept
 //! between hook runs in `<store dir>/sessions/<session id>.json`: the hooks
-//! deduplicate what they inject against it, and a later write binds the quote
-//! of its own session's user message. Files of sessions idle for longer than
+//! deduplicate what they deliver against it (a note listed by its title is
+//! not a note delivered in full), and a later write binds the quote of its
+//! own session's user message. Files of sessions idle for longer than
 //! [`SESSION_RETENTION`] are removed by the next hook run.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -21,7 +23,14 @@ pub const SESSION_RETENTION: Duration = Duration::from_secs(7 * 24 * 3600);
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct SessionState {
     pub user_message: Option<String>,
-    pub injected: Vec<NoteId>,
+    /// Notes shown as one index line (title, kind, age): not listed again.
+    #[serde(default, alias = "injected")]
+    pub listed: Vec<NoteId>,
+    /// Notes delivered in full (title and whole body), with the
+    /// fingerprint of the version delivered: not delivered again until
+    /// they change.
+    #[serde(default)]
+    pub delivered: BTreeMap<NoteId, String>,
     #[serde(default)]
     pub workspace: Option<String>,
     #[serde(default)]
