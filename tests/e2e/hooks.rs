@@ -374,6 +374,38 @@ fn hook_install_merges_into_claude_code_settings_and_never_clobbers() {
 }
 
 #[test]
+fn hook_install_for_codex_writes_hooks_json_and_the_mcp_server_keeping_their_toml() {
+    let env = Env::new();
+    std::fs::create_dir_all(env.root.join(".codex")).unwrap();
+    let theirs = "# my settings\nmodel = \"o3\"  # keep\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\"\n";
+    std::fs::write(env.root.join(".codex/config.toml"), theirs).unwrap();
+    let out = env.ok(&["hook", "install", "--codex"]);
+    assert!(out.starts_with("Codex: 4 hooks added, 0 updated in"), "{out}");
+    assert!(out.contains("MCP server added") && out.contains("type /hooks and trust mnemo's hooks"), "{out}");
+    assert!(out.contains(&format!("[projects.\"{}\"] trust_level = \"trusted\"", env.root.display())), "{out}");
+    let hooks: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.root.join(".codex/hooks.json")).unwrap()).unwrap();
+    assert_eq!(
+        hooks["hooks"]["PreToolUse"],
+        json!([{ "matcher": "apply_patch|Edit|Write", "hooks": [{ "type": "command", "command": "mnemo hook pre-edit" }] }])
+    );
+    assert_eq!(hooks["hooks"]["SessionStart"][1]["matcher"], "compact");
+    let config = std::fs::read_to_string(env.root.join(".codex/config.toml")).unwrap();
+    assert_eq!(
+        config,
+        format!("{theirs}\n[mcp_servers.mnemo]\ncommand = \"mnemo\"\nargs = [\"mcp\"]\n"),
+        "their TOML as written"
+    );
+    let again = env.ok(&["hook", "install", "--codex"]);
+    assert!(again.starts_with("Codex: 0 hooks added, 0 updated") && again.contains("MCP server already"), "{again}");
+
+    std::fs::write(env.root.join(".codex/config.toml"), "model = [").unwrap();
+    let err = env.fails(&["hook", "install", "--codex"], 1);
+    assert!(err.contains(".codex/config.toml is not valid TOML") && err.contains("never overwrites"), "{err}");
+    assert_eq!(std::fs::read_to_string(env.root.join(".codex/config.toml")).unwrap(), "model = [");
+}
+
+#[test]
 fn a_claude_md_becomes_human_directives_once() {
     let env = Env::new();
     let file = env.root.join("CLAUDE.md");

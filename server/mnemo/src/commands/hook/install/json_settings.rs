@@ -1,5 +1,5 @@
 //! Settings files in JSON (Claude Code's `.claude/settings.json`,
-//! `.mcp.json`, Codex's `.codex/hooks.json`): read without ever overwriting
+//! `.mcp.json`, Codex's `.codex/hooks.json`), and writing any settings file: read without ever overwriting
 //! what cannot be parsed, mnemo's hook entries merged in the hooks format
 //! both harnesses share, written in one step.
 
@@ -34,14 +34,18 @@ pub fn read_object(path: &Path) -> anyhow::Result<Map<String, Value>> {
     }
 }
 
-/// Write `object` to `path` (pretty, one step, the file's mode kept);
-/// creates the directory.
+/// Write `object` to `path` (pretty); see [`write_text`].
 pub fn write_object(path: &Path, object: Map<String, Value>) -> anyhow::Result<()> {
+    write_text(path, &(serde_json::to_string_pretty(&Value::Object(object))? + "\n"))
+}
+
+/// Write a settings file in one step (a reader sees the old or the new
+/// text), keeping its mode; creates the directory.
+pub fn write_text(path: &Path, text: &str) -> anyhow::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
     }
     let mode = std::fs::metadata(path).map(|m| m.permissions().mode() & 0o7777).unwrap_or(0o644);
-    let text = serde_json::to_string_pretty(&Value::Object(object))? + "\n";
     mnemo_store::mirror::write_atomically(path, text.as_bytes(), mode)
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
     Ok(())
