@@ -393,7 +393,9 @@ fn hook_install_for_codex_writes_hooks_json_and_the_mcp_server_keeping_their_tom
     let config = std::fs::read_to_string(env.root.join(".codex/config.toml")).unwrap();
     assert_eq!(
         config,
-        format!("{theirs}\n[mcp_servers.mnemo]\ncommand = \"mnemo\"\nargs = [\"mcp\"]\n"),
+        format!(
+            "{theirs}\n[mcp_servers.mnemo]\ncommand = \"mnemo\"\nargs = [\"mcp\"]\ndefault_tools_approval_mode = \"approve\"\n"
+        ),
         "their TOML as written"
     );
     let again = env.ok(&["hook", "install", "--codex"]);

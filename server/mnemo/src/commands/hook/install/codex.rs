@@ -1,6 +1,7 @@
 //! Codex: the hooks go into the project's `.codex/hooks.json` (Claude Code's
 //! hooks format), the MCP server into the project's `.codex/config.toml`
-//! (`[mcp_servers.mnemo]`, what `codex mcp add` writes into the user's).
+//! (`[mcp_servers.mnemo]`, what `codex mcp add` writes into the user's,
+//! with its tools approved).
 //! Codex reads a project's `.codex/` only once the project is trusted, and
 //! runs a hook only once the user trusted it (`/hooks` in Codex, which
 //! records its hash in the user's config); an untrusted hook is skipped
@@ -49,6 +50,12 @@ pub fn install(root: &Path, mnemo: &Invocation) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Without it, Codex refuses every call of the server's tools when it runs
+/// without asking (`codex exec`, approval policy "never"): the tools only
+/// write notes as the agent, which a person reviews, revokes or reinstates.
+/// A value the user chose is kept.
+const APPROVAL: &str = "default_tools_approval_mode";
+
 fn read_toml(path: &Path) -> anyhow::Result<toml_edit::DocumentMut> {
     match std::fs::read_to_string(path) {
         Ok(text) => text.parse().map_err(|e| {
@@ -83,11 +90,15 @@ fn merge_mcp_server(
     let same = server.get("command").and_then(|c| c.as_str()) == Some(mnemo.program())
         && server.get("args").and_then(|a| a.as_array()).is_some_and(|a| {
             a.iter().map(|v| v.as_str().unwrap_or_default()).eq(mnemo.args(&["mcp"]).iter().map(String::as_str))
-        });
+        })
+        && server.contains_key(APPROVAL);
     if same {
         return Ok("already");
     }
     server.insert("command", toml_edit::value(mnemo.program()));
     server.insert("args", toml_edit::value(args));
+    if !server.contains_key(APPROVAL) {
+        server.insert(APPROVAL, toml_edit::value("approve"));
+    }
     Ok(if existed { "updated" } else { "added" })
 }
