@@ -3,17 +3,20 @@
 // installed by its own installer (`mnemo hook install --claude-code`), its
 // model API replaced by fake-anthropic.js on loopback, which records every
 // request and answers from a script. The assertions are on what the model
-// received: where Claude Code 2.1.197 puts each hook's additional context
-// (found out with this harness, /tmp/harness/claude-findings.md):
+// received, where Claude Code 2.1.197 puts each hook's additional context:
 //
 // - SessionStart and UserPromptSubmit: one `role: "system"` message right
 //   after the user's prompt, `SessionStart hook additional context: …`
-//   then `UserPromptSubmit hook additional context: …`;
+//   then `UserPromptSubmit hook additional context: …` (after /compact, a
+//   system message after the compaction summary);
 // - PreToolUse: a `<system-reminder>PreToolUse:Edit hook additional
 //   context: …</system-reminder>` text block beside that tool's tool_result,
-//   i.e. in the request after the tool ran (the model reads it after the
-//   edit is made; only a hook that denies the call is read before);
-// - an empty hook output adds nothing.
+//   i.e. in the request after the tool ran: the model reads it once the edit
+//   is made (only a hook that denies the call is read before it);
+// - an empty additionalContext adds nothing.
+//
+// A project's .mcp.json server is used by `claude -p` without approval;
+// `claude mcp list` calls it pending until it is approved (`--approve-mcp`).
 //
 //   node tests/harness/run.js target/debug/mnemo claude
 //
@@ -24,7 +27,6 @@ const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 
 const { mnemoBinary, harnessBinary, scratchRepo, mnemo } = require('./lib');
@@ -57,13 +59,6 @@ const UNRELATED = [
   { kind: 'reference', title: 'Release checklist lives in docs/RELEASING.md', body: 'Tag, then publish the wheel.' },
 ];
 
-/** The embedding model: MNEMO_MODEL_DIR, else where scripts/install-model puts it (absent: lexical recall). */
-function modelDir() {
-  if (process.env.MNEMO_MODEL_DIR) return process.env.MNEMO_MODEL_DIR;
-  const installed = path.join(os.homedir(), '.local', 'share', 'mnemo', 'model');
-  return fs.existsSync(installed) ? installed : '';
-}
-
 /** PATH without any directory that holds a `mnemo`: the installed hooks must find mnemo by themselves. */
 function pathWithoutMnemo() {
   return (process.env.PATH || '')
@@ -79,16 +74,20 @@ function pathWithoutMnemo() {
  */
 function journeyRepo({ files = {}, more = [] } = {}) {
   const repo = scratchRepo({ 'src/db.py': DB_PY, 'analysis.ipynb': NOTEBOOK, ...files });
-  fs.mkdirSync(path.dirname(repo.store), { recursive: true });
-  repo.env.MNEMO_MODEL_DIR = modelDir();
   repo.env.PATH = pathWithoutMnemo();
   repo.run = (args) => mnemo(args, { cwd: repo.root, env: repo.env });
   repo.run(['remember', '--as-human', '--kind', 'directive', '--title', DIRECTIVE]);
-  repo.run(['remember', '--as-human', '--kind', 'gotcha', '--title', GOTCHA.title, '--body', GOTCHA.body, '--anchor', 'src/db.py:4-5']);
+  const gotcha = ['--kind', 'gotcha', '--title', GOTCHA.title, '--body', GOTCHA.body, '--anchor', 'src/db.py:4-5'];
+  repo.run(['remember', '--as-human', ...gotcha]);
   for (const note of [...UNRELATED, ...more]) {
     repo.run(['remember', '--as-human', '--kind', note.kind, '--title', note.title, '--body', note.body]);
   }
   return repo;
+}
+
+/** Remove a journey's scratch directory (only reached when the journey passed: a failure keeps it). */
+function forget(repo) {
+  fs.rmSync(repo.dir, { recursive: true, force: true });
 }
 
 /** Claude Code's environment: the scratch HOME, the stand-in as its API, nothing that phones home. */
@@ -150,7 +149,7 @@ async function runClaude(repo, name, prompt, script, extraArgs = []) {
   try {
     result = JSON.parse(stdout.trim().split('\n').pop());
   } catch {}
-  const run = { name, api, code, stdout, stderr, result };
+  const run = { name, dir: repo.dir, api, code, stdout, stderr, result };
   explain(run, () => {
     assert.ok(!timedOut, `claude did not finish within ${RUN_TIMEOUT_MS / 1000} s and was killed`);
     assert.equal(code, 0, `claude exited with ${code}`);
@@ -165,12 +164,18 @@ function explain(run, check) {
     check();
   } catch (e) {
     e.message +=
-      `\n\n--- ${run.name}: claude exited ${run.code}; stdout: ${run.stdout.slice(0, 2000)}` +
+      `\n\n--- ${run.name} (scratch directory ${run.dir}, kept): claude exited ${run.code}; stdout: ${run.stdout.slice(0, 2000)}` +
       `\n--- stderr: ${run.stderr.slice(-4000)}` +
       `\n--- requests the model stand-in received:\n${run.api.summary()}`;
     throw e;
   }
 }
+
+/** A turn of the stand-in's script: one tool call, or one text. */
+const toolUse = (name, input) => [{ type: 'tool_use', name, input }];
+const say = (text) => [{ type: 'text', text }];
+
+const JOURNEY = { timeout: TEST_TIMEOUT_MS };
 
 /** The recorded agent request that the stand-in answered with `toolName` (the `nth` such, from 0). */
 function answeredWith(run, toolName, nth = 0) {
@@ -246,7 +251,7 @@ test('the harness is installed', () => {
   assert.ok(fs.existsSync(mnemoBinary()));
 });
 
-test('a prompt about the database: directives at session start, the gotcha with its body before the edit, mnemo tools offered', { timeout: TEST_TIMEOUT_MS }, async () => {
+test('a prompt about the database: directives at session start, the gotcha with its body before the edit, mnemo tools offered', JOURNEY, async () => {
   const repo = journeyRepo();
   const installed = repo.run(['hook', 'install', '--claude-code', '--absolute', '--approve-mcp']);
   assert.match(installed, /Claude Code: 4 hooks added/);
@@ -256,7 +261,9 @@ test('a prompt about the database: directives at session start, the gotcha with 
   const binary = fs.realpathSync(mnemoBinary());
   assert.deepEqual(hooks.PreToolUse.map((h) => h.matcher), ['Edit|Write|NotebookEdit']);
   for (const entries of Object.values(hooks)) {
-    for (const { command } of entries) assert.ok(command.startsWith(`${binary} `), `hook command ${command} does not call ${binary}`);
+    for (const { command } of entries) {
+      assert.ok(command.startsWith(`${binary} `), `hook command ${command} does not call ${binary}`);
+    }
   }
   const mcp = JSON.parse(fs.readFileSync(path.join(repo.root, '.mcp.json'), 'utf8'));
   assert.equal(mcp.mcpServers.mnemo.command, binary);
@@ -267,15 +274,9 @@ test('a prompt about the database: directives at session start, the gotcha with 
   const prompt = 'The database connection in src/db.py fails when two workers write at once; make connect() wait for the lock.';
   const dbPath = path.join(repo.root, 'src', 'db.py');
   const run = await runClaude(repo, 'database-prompt', prompt, [
-    [{ type: 'tool_use', name: 'Read', input: { file_path: dbPath } }],
-    [
-      {
-        type: 'tool_use',
-        name: 'Edit',
-        input: { file_path: dbPath, old_string: 'sqlite3.connect(path)', new_string: 'sqlite3.connect(path, timeout=5)' },
-      },
-    ],
-    [{ type: 'text', text: 'connect() now waits up to five seconds for the lock.' }],
+    toolUse('Read', { file_path: dbPath }),
+    toolUse('Edit', { file_path: dbPath, old_string: 'sqlite3.connect(path)', new_string: 'sqlite3.connect(path, timeout=5)' }),
+    say('connect() now waits up to five seconds for the lock.'),
   ]);
 
   explain(run, () => {
@@ -302,7 +303,8 @@ test('a prompt about the database: directives at session start, the gotcha with 
     const [recalled] = contextsOf(first, 'UserPromptSubmit');
     assert.ok(recalled, 'no UserPromptSubmit hook context reached the model');
     assert.ok(recalled.part > prompted);
-    assert.ok(recalled.text.includes(GOTCHA.title) && recalled.text.includes(GOTCHA.body), 'prompt recall lacks the gotcha with its body');
+    assert.ok(recalled.text.includes(GOTCHA.title), 'prompt recall lacks the gotcha');
+    assert.ok(recalled.text.includes(GOTCHA.body), 'prompt recall lacks the gotcha body');
     assert.ok(!recalled.text.includes(DIRECTIVE), 'prompt recall repeated the directive');
 
     // The gotcha's body was in what the model had when it chose the Edit.
@@ -313,13 +315,14 @@ test('a prompt about the database: directives at session start, the gotcha with 
     // Delivered in full once: the pre-edit hook has nothing to add for it.
     const last = lastTurn(run);
     assert.deepEqual(contextsOf(last, 'PreToolUse'), [], 'pre-edit repeated a note already delivered in full');
-    assert.equal(parts(last).filter((p) => p.text.includes(GOTCHA.body)).length, 1, 'the gotcha body reached the model more than once');
+    const times = parts(last).filter((p) => p.text.includes(GOTCHA.body)).length;
+    assert.equal(times, 1, 'the gotcha body reached the model more than once');
   });
 
   // The same session resumed with a prompt nothing new applies to: nothing
   // beyond what session start repeats.
   const thanks = 'Thanks, that is all for now.';
-  const resumed = await runClaude(repo, 'database-prompt-resumed', thanks, [[{ type: 'text', text: 'You are welcome.' }]], [
+  const resumed = await runClaude(repo, 'database-prompt-resumed', thanks, [say('You are welcome.')], [
     '--resume',
     run.result.session_id,
   ]);
@@ -329,11 +332,20 @@ test('a prompt about the database: directives at session start, the gotcha with 
     const added = hookContexts(last).filter((c) => c.part > after && c.event !== 'SessionStart');
     assert.deepEqual(added, [], 'a hook added context to the resumed session though nothing new applies');
   });
+  forget(repo);
 });
 
-test('pre-edit: a gotcha only listed at session start is delivered with its body at Edit, Write and NotebookEdit', { timeout: TEST_TIMEOUT_MS }, async () => {
-  const settings = { kind: 'gotcha', title: 'src/settings.py must never hold credentials', body: 'Read them from the environment (DB_PASSWORD); the file is committed.' };
-  const notebook = { kind: 'operational', title: 'Clear the outputs of analysis.ipynb before committing', body: 'Run jupyter nbconvert --clear-output --inplace analysis.ipynb.' };
+test('pre-edit: a gotcha only listed at session start is delivered with its body at Edit, Write and NotebookEdit', JOURNEY, async () => {
+  const settings = {
+    kind: 'gotcha',
+    title: 'src/settings.py must never hold credentials',
+    body: 'Read them from the environment (DB_PASSWORD); the file is committed.',
+  };
+  const notebook = {
+    kind: 'operational',
+    title: 'Clear the outputs of analysis.ipynb before committing',
+    body: 'Run jupyter nbconvert --clear-output --inplace analysis.ipynb.',
+  };
   const repo = journeyRepo({
     files: { '.mnemo/config.toml': '[hooks.triggers]\ngotcha = ["pre-edit"]\noperational = ["pre-edit"]\n' },
     more: [settings, notebook],
@@ -343,13 +355,13 @@ test('pre-edit: a gotcha only listed at session start is delivered with its body
   const nb = path.join(repo.root, 'analysis.ipynb');
   const prompt = 'Tidy up the code base a little.';
   const run = await runClaude(repo, 'pre-edit', prompt, [
-    [{ type: 'tool_use', name: 'Read', input: { file_path: db } }],
-    [{ type: 'tool_use', name: 'Edit', input: { file_path: db, old_string: 'sqlite3.connect(path)', new_string: 'sqlite3.connect(path, timeout=5)' } }],
-    [{ type: 'tool_use', name: 'Edit', input: { file_path: db, old_string: 'import sqlite3\n', new_string: 'import sqlite3  # stdlib\n' } }],
-    [{ type: 'tool_use', name: 'Write', input: { file_path: path.join(repo.root, 'src', 'settings.py'), content: 'import os\n' } }],
-    [{ type: 'tool_use', name: 'Read', input: { file_path: nb } }],
-    [{ type: 'tool_use', name: 'NotebookEdit', input: { notebook_path: nb, cell_id: 'c1', new_source: 'import db\nprint(db)\n' } }],
-    [{ type: 'text', text: 'Tidied.' }],
+    toolUse('Read', { file_path: db }),
+    toolUse('Edit', { file_path: db, old_string: 'sqlite3.connect(path)', new_string: 'sqlite3.connect(path, timeout=5)' }),
+    toolUse('Edit', { file_path: db, old_string: 'import sqlite3\n', new_string: 'import sqlite3  # stdlib\n' }),
+    toolUse('Write', { file_path: path.join(repo.root, 'src', 'settings.py'), content: 'import os\n' }),
+    toolUse('Read', { file_path: nb }),
+    toolUse('NotebookEdit', { notebook_path: nb, cell_id: 'c1', new_source: 'import db\nprint(db)\n' }),
+    say('Tidied.'),
   ]);
 
   explain(run, () => {
@@ -378,8 +390,11 @@ test('pre-edit: a gotcha only listed at session start is delivered with its body
     assert.equal(atEdit.event, 'PreToolUse');
     assert.equal(atEdit.tool, 'Edit');
     assert.match(atEdit.text, /^Before editing src\/db\.py, the project memory says \(mnemo\):/);
-    assert.ok(atEdit.text.includes(GOTCHA.title) && atEdit.text.includes(GOTCHA.body), 'the gotcha body did not come with the Edit');
-    assert.ok(!atEdit.text.includes(settings.title) && !atEdit.text.includes(notebook.title), 'notes about other files came with the Edit');
+    assert.ok(atEdit.text.includes(GOTCHA.title), 'the gotcha did not come with the Edit');
+    assert.ok(atEdit.text.includes(GOTCHA.body), 'the gotcha body did not come with the Edit');
+    for (const other of [settings, notebook]) {
+      assert.ok(!atEdit.text.includes(other.title), `"${other.title}" came with the Edit of src/db.py`);
+    }
 
     // The second edit of the same file in the same session: nothing new to say.
     assert.deepEqual(reminderBeside('Edit', 1), [], 'the gotcha was delivered again, unchanged, in the same session');
@@ -391,7 +406,8 @@ test('pre-edit: a gotcha only listed at session start is delivered with its body
     const [atNotebook] = reminderBeside('NotebookEdit', 0);
     assert.ok(atNotebook && atNotebook.tool === 'NotebookEdit', 'no PreToolUse context came with the NotebookEdit');
     assert.ok(atNotebook.text.includes(notebook.body), 'the NotebookEdit did not bring the note naming analysis.ipynb');
-    assert.equal(parts(last).filter((p) => p.text.includes(GOTCHA.body)).length, 1, 'the gotcha body reached the model more than once');
+    const times = parts(last).filter((p) => p.text.includes(GOTCHA.body)).length;
+    assert.equal(times, 1, 'the gotcha body reached the model more than once');
   });
 
   // A hook with nothing to add prints nothing at all (Claude Code ignores an
@@ -409,29 +425,49 @@ test('pre-edit: a gotcha only listed at session start is delivered with its body
     tool_use_id: 'toolu_x',
   });
   assert.equal(runHook(repo, preEdit, payload(db)), '', 'pre-edit printed something for a note already delivered');
-  assert.equal(runHook(repo, preEdit, payload(path.join(repo.root, 'README.md'))), '', 'pre-edit printed something for a file no note concerns');
+  const readme = payload(path.join(repo.root, 'README.md'));
+  assert.equal(runHook(repo, preEdit, readme), '', 'pre-edit printed something for a file no note concerns');
+  forget(repo);
 });
 
-test('a fresh session with a prompt no note is about: nothing from mnemo beyond session start', { timeout: TEST_TIMEOUT_MS }, async () => {
+test('a fresh session with a prompt no note is about: nothing from mnemo beyond session start', JOURNEY, async () => {
   const repo = journeyRepo();
   repo.run(['hook', 'install', '--claude-code', '--absolute', '--approve-mcp']);
   const prompt = 'What does the word "ephemeral" mean?';
-  const run = await runClaude(repo, 'unrelated-prompt', prompt, [[{ type: 'text', text: 'Short-lived.' }]]);
+  const run = await runClaude(repo, 'unrelated-prompt', prompt, [say('Short-lived.')]);
   explain(run, () => {
-    const last = lastTurn(run);
-    const contexts = hookContexts(last);
-    assert.deepEqual(
-      contexts.map((c) => c.event),
-      ['SessionStart'],
-      `hooks other than session start added context (recall ran with ${repo.env.MNEMO_MODEL_DIR ? 'the embedding model' : 'no model'})`,
-    );
+    const events = hookContexts(lastTurn(run)).map((c) => c.event);
+    const model = fs.existsSync(repo.env.MNEMO_MODEL_DIR) ? 'the embedding model' : 'no model';
+    assert.deepEqual(events, ['SessionStart'], `hooks other than session start added context (recall with ${model})`);
     for (const note of [GOTCHA, ...UNRELATED]) {
-      assert.ok(!conversationHas(last, note.body), `the body of "${note.title}" reached the model`);
+      assert.ok(!conversationHas(lastTurn(run), note.body), `the body of "${note.title}" reached the model`);
     }
   });
+  forget(repo);
 });
 
-test('MCP approval: a project server is used by claude -p unapproved, and --approve-mcp approves it for claude mcp list', { timeout: TEST_TIMEOUT_MS }, async () => {
+test('after /compact the directives are delivered again, after the compaction summary', JOURNEY, async () => {
+  const repo = journeyRepo();
+  repo.run(['hook', 'install', '--claude-code', '--absolute', '--approve-mcp']);
+  const db = path.join(repo.root, 'src', 'db.py');
+  const read = toolUse('Read', { file_path: db });
+  const first = await runClaude(repo, 'before-compaction', 'Show me src/db.py.', [read, read, read, say('Shown.')]);
+  const session = first.result.session_id;
+  // `/compact` asks the model for a summary (the stand-in answers "Done."), then SessionStart fires with source "compact".
+  const compacted = await runClaude(repo, 'compaction', '/compact', [], ['--resume', session]);
+  const after = await runClaude(repo, 'after-compaction', 'Carry on.', [say('Carrying on.')], ['--resume', session]);
+  explain(compacted, () => assert.ok(compacted.api.agentTurns().length > 0, '/compact did not ask the model for a summary'));
+  explain(after, () => {
+    const last = lastTurn(after);
+    const summary = parts(last).findIndex((p) => p.text.includes('This session is being continued from a previous conversation'));
+    assert.ok(summary >= 0, 'the conversation was not compacted');
+    const again = contextsOf(last, 'SessionStart').filter((c) => c.part > summary);
+    assert.ok(again.some((c) => c.text.includes(DIRECTIVE)), 'the directive was not delivered again after compaction');
+  });
+  forget(repo);
+});
+
+test('MCP approval: claude -p uses a project server unapproved; --approve-mcp approves it for claude mcp list', JOURNEY, async () => {
   const repo = journeyRepo();
   repo.run(['hook', 'install', '--claude-code', '--absolute']);
   const settingsBefore = fs.readFileSync(path.join(repo.root, '.claude', 'settings.json'), 'utf8');
@@ -439,7 +475,7 @@ test('MCP approval: a project server is used by claude -p unapproved, and --appr
   assert.match(mcpList(repo), /mnemo: .*Pending approval/);
 
   // Claude Code 2.1.197 starts a project's .mcp.json server in print mode without approval.
-  const run = await runClaude(repo, 'mcp-unapproved', 'hello', [[{ type: 'text', text: 'Hello.' }]]);
+  const run = await runClaude(repo, 'mcp-unapproved', 'hello', [say('Hello.')]);
   explain(run, () => {
     const offered = toolNames(lastTurn(run)).filter((name) => name.startsWith('mcp__mnemo__'));
     assert.deepEqual([...offered].sort(), MNEMO_TOOLS);
@@ -452,4 +488,5 @@ test('MCP approval: a project server is used by claude -p unapproved, and --appr
   const local = JSON.parse(fs.readFileSync(path.join(repo.root, '.claude', 'settings.local.json'), 'utf8'));
   assert.deepEqual(local.enabledMcpjsonServers, ['mnemo']);
   assert.match(mcpList(repo), /mnemo: .*✔ Connected/);
+  forget(repo);
 });

@@ -221,14 +221,16 @@ function summarize(requests) {
     const answer = request.answer
       ? ` → ${request.answer.content.map((b) => (b.type === 'tool_use' ? `tool_use ${b.name}` : 'text')).join(', ')}`
       : '';
-    return `${head} model=${body.model} stream=${body.stream} messages=${(body.messages || []).length} tools=${tools.length} [${mcp.join(', ')}]${answer}`;
+    const messages = (body.messages || []).length;
+    return `${head} model=${body.model} stream=${body.stream} messages=${messages} tools=${tools.length} [${mcp.join(', ')}]${answer}`;
   });
   const agent = requests.filter(isAgentTurn);
   if (agent.length > 0) {
     const last = agent[agent.length - 1];
     lines.push(`the last agent request (#${requests.indexOf(last)}), message by message:`);
     for (const part of parts(last)) {
-      const label = `[${part.message}] ${part.role}/${part.type}${part.toolName ? ` ${part.toolName}` : ''}${part.toolUseId ? ` ${part.toolUseId}` : ''}${part.isError ? ' ERROR' : ''}`;
+      const tool = [part.toolName, part.toolUseId, part.isError ? 'ERROR' : undefined].filter(Boolean).join(' ');
+      const label = `[${part.message}] ${part.role}/${part.type}${tool ? ` ${tool}` : ''}`;
       lines.push(`  ${label}: ${condense(part.text).replace(/\n/g, '\n      ')}`);
     }
   }
