@@ -32,8 +32,17 @@ fn context_of(output: &str, event: &str) -> String {
         return String::new();
     }
     let value: Value = serde_json::from_str(output).unwrap_or_else(|e| panic!("{e}: {output}"));
-    assert_eq!(value["hookSpecificOutput"]["hookEventName"], event);
-    value["hookSpecificOutput"]["additionalContext"].as_str().unwrap().to_string()
+    let answer = &value["hookSpecificOutput"];
+    assert_eq!(answer["hookEventName"], event);
+    if event == "PreToolUse" {
+        // Before an edit the notes are the reason the call is held once: the
+        // only text both harnesses show the model before the edit is made.
+        assert_eq!(answer["permissionDecision"], "deny", "{output}");
+        let reason = answer["permissionDecisionReason"].as_str().unwrap();
+        assert!(reason.ends_with("mnemo will not hold it for these notes again in this session."), "{reason}");
+        return reason.to_string();
+    }
+    answer["additionalContext"].as_str().unwrap().to_string()
 }
 
 #[test]
@@ -173,6 +182,39 @@ fn a_gotcha_listed_at_session_start_still_comes_with_its_body_before_each_edit_o
         String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap()
     };
     assert!(plain.starts_with("Before editing src/db.py, the project memory says (mnemo):\n"), "{plain}");
+}
+
+#[test]
+fn prompt_recall_pushes_only_what_is_relevant_enough_and_nothing_for_an_off_topic_prompt() {
+    let env = Env::with_model();
+    env.ok(&[
+        "remember",
+        "--kind",
+        "gotcha",
+        "--title",
+        "sqlite3.connect needs timeout=30",
+        "--body",
+        "Two writers at once raise OperationalError: database is locked unless connect() waits.",
+    ]);
+    env.ok(&["remember", "--kind", "finding", "--title", "The CSS bundle is built with esbuild"]);
+    env.ok(&["remember", "--kind", "finding", "--title", "Release tags are cut from main only"]);
+    let cwd = env.root.display().to_string();
+    let prompt = |session: &str, text: &str| {
+        let payload =
+            json!({ "session_id": session, "cwd": cwd, "hook_event_name": "UserPromptSubmit", "prompt": text });
+        context_of(&hook(&env, "user-prompt", &payload.to_string()), "UserPromptSubmit")
+    };
+    for off_topic in
+        ["What is the weather like today?", "Add a CHANGELOG.md that says hello.", "zebra quantum xylophone"]
+    {
+        assert_eq!(prompt("off", off_topic), "", "nothing in the memory is about {off_topic:?}");
+    }
+    let on_topic = prompt("on", "Why do concurrent writes fail with database is locked?");
+    assert!(
+        on_topic.contains("sqlite3.connect needs timeout=30") && on_topic.contains("OperationalError"),
+        "{on_topic}"
+    );
+    assert!(!on_topic.contains("esbuild") && !on_topic.contains("Release tags"), "only what is relevant: {on_topic}");
 }
 
 /// A shell standing in for an agent harness: it runs the user-prompt hook of

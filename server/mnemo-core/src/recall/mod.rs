@@ -9,6 +9,7 @@
 mod chunks;
 pub mod eval;
 mod fusion;
+pub mod relevance;
 mod trust;
 
 use std::collections::{BTreeMap, HashMap};

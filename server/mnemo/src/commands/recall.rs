@@ -17,9 +17,11 @@ use crate::semantic::Semantic;
 
 /// A recall run: the answer, the notes it returned, and the ranking that ran.
 pub(crate) struct Answer {
-    answer: RecallAnswer,
+    pub(crate) answer: RecallAnswer,
     pub(crate) views: Vec<NoteView>,
-    mode: RankingMode,
+    /// Every candidate with its evidence.
+    pub(crate) candidates: Vec<mnemo_core::recall::Candidate>,
+    pub(crate) mode: RankingMode,
     reason: Option<String>,
     reranked: usize,
 }
@@ -58,7 +60,14 @@ pub(crate) fn run_recall(
     let outcome = store.recall_reranked(text, vector.as_deref(), &request, DEFAULT_POOL, rerank, Some(&mut late))?;
     let scope = ctx.scope(false);
     let views = outcome.answer.results.iter().map(|r| store.note(&scope, r.id)).collect::<Result<Vec<_>, _>>()?;
-    Ok(Answer { answer: outcome.answer, views, mode, reason, reranked: outcome.reranked })
+    Ok(Answer {
+        answer: outcome.answer,
+        views,
+        candidates: outcome.candidates,
+        mode,
+        reason,
+        reranked: outcome.reranked,
+    })
 }
 
 /// A note's JSON with its trust frame.
@@ -187,7 +196,7 @@ pub(crate) fn session_context(
         let mut recent = others;
         recent.reverse();
         recent.truncate(limit);
-        Answer { answer: RecallAnswer::default(), views: recent, mode, reason, reranked: 0 }
+        Answer { answer: RecallAnswer::default(), views: recent, candidates: Vec::new(), mode, reason, reranked: 0 }
     } else {
         let mut request = RecallRequest::new(ctx.workspace.id.clone(), limit.max(1));
         request.kinds = Kind::ALL.iter().copied().filter(|k| *k != Kind::Directive).collect();

@@ -6,7 +6,8 @@
 //!   each, within the budget;
 //! - user-prompt: keeps the prompt as the session's current user message (a
 //!   later `remember` that states it binds the quote), delivers the notes
-//!   relevant to it;
+//!   relevant to it — relevant enough to push unasked
+//!   (`mnemo_core::recall::relevance`), so an off-topic prompt gets nothing;
 //! - pre-edit: the notes anchored to the files about to be edited or naming
 //!   them, of the kinds delivered there (gotchas and operational notes),
 //!   with their bodies;
@@ -19,6 +20,9 @@
 //! sent is [`payload`]'s. A JSON payload (Claude Code, Codex) is answered
 //! with `{"hookSpecificOutput": {"hookEventName", "additionalContext"}}`,
 //! plain text with plain text; a hook with nothing to add prints nothing.
+//! Before an edit by a tool call, the notes come as the reason the call is
+//! held once ([`HELD`]): both harnesses show a PreToolUse hook's context to
+//! the model only after the edit is made.
 
 mod deliver;
 mod install;
@@ -28,7 +32,7 @@ use std::io::Read;
 use std::path::Path;
 use std::process::ExitCode;
 
-use mnemo_core::recall::RecallRequest;
+use mnemo_core::recall::{RecallRequest, relevance};
 use mnemo_core::triggers::{Moment, TriggerBundles};
 use mnemo_core::{Kind, NoteView, Status};
 use serde_json::json;
@@ -56,14 +60,30 @@ pub fn run(ctx: &Context, command: HookCommand) -> anyhow::Result<ExitCode> {
     if text.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }
-    match payload.event_name() {
+    let output = match payload.event_name() {
+        // Claude Code and Codex show a PreToolUse hook's additionalContext
+        // beside the tool's result, after the edit is made; only a held
+        // (denied) call's reason reaches the model before it.
+        Some(event) if moment == Moment::PreEdit && payload.tool_name().is_some() => json!({
+            "hookSpecificOutput": {
+                "hookEventName": event,
+                "permissionDecision": "deny",
+                "permissionDecisionReason": format!("{text}\n\n{HELD}"),
+            }
+        })
+        .to_string(),
         Some(event) => {
-            println!("{}", json!({ "hookSpecificOutput": { "hookEventName": event, "additionalContext": text } }))
+            json!({ "hookSpecificOutput": { "hookEventName": event, "additionalContext": text } }).to_string()
         }
-        None => println!("{text}"),
-    }
+        None => text,
+    };
+    println!("{output}");
     Ok(ExitCode::SUCCESS)
 }
+
+/// Why an edit was held, for the agent: once per note version and session.
+pub const HELD: &str = "mnemo held this edit once, so that these notes reach you before it is made rather than \
+after. If they change nothing, make the same edit again: mnemo will not hold it for these notes again in this session.";
 
 /// What the hook of `moment` tells the agent, recorded in its session.
 fn deliver_at(ctx: &Context, moment: Moment, payload: &Payload, mut budget: Budget) -> anyhow::Result<String> {
@@ -134,7 +154,7 @@ fn deliver_at(ctx: &Context, moment: Moment, payload: &Payload, mut budget: Budg
                 request.kinds = kinds;
                 // The first stage only: this runs before every prompt.
                 let answer = run_recall(ctx, &mut store, &mut Semantic::load(ctx), &prompt, request, 0)?;
-                let fresh = deliver::not_yet_delivered(answer.views, &session);
+                let fresh = deliver::not_yet_delivered(relevant_enough(answer), &session);
                 let relevant = deliver::in_full(ctx, &fresh, true, &mut session, &mut budget);
                 if !relevant.is_empty() {
                     lines.push("Notes from the project memory relevant to this prompt (mnemo):".into());
@@ -164,6 +184,21 @@ fn deliver_at(ctx: &Context, moment: Moment, payload: &Payload, mut budget: Budg
     }
     session::save(&session_path, &session);
     Ok(lines.join("\n"))
+}
+
+/// The recalled notes relevant enough to push unasked (the note itself, or
+/// the superseded note it inherited its rank from, matched well enough); a
+/// prompt about nothing in the memory gets nothing.
+fn relevant_enough(answer: crate::commands::recall::Answer) -> Vec<NoteView> {
+    let evidence: std::collections::HashMap<_, _> = answer.candidates.iter().map(|c| (c.id, c)).collect();
+    let passes = |id| evidence.get(&id).is_some_and(|c| relevance::relevant_enough(c, answer.mode));
+    answer
+        .views
+        .into_iter()
+        .zip(&answer.answer.results)
+        .filter(|(_, ranked)| passes(ranked.id) || ranked.via_superseded.is_some_and(passes))
+        .map(|(view, _)| view)
+        .collect()
 }
 
 /// Whether a note concerns `file` (workspace-relative): anchored to it, or

@@ -25,6 +25,11 @@ impl Payload {
         self.string("hook_event_name")
     }
 
+    /// The tool about to run (`Edit`, `apply_patch`, …), for a tool-call hook.
+    pub fn tool_name(&self) -> Option<&str> {
+        self.string("tool_name")
+    }
+
     pub fn session_id(&self) -> Option<&str> {
         self.string("session_id")
     }
