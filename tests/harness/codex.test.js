@@ -346,7 +346,9 @@ function nth(requests, n) {
   return requests[n];
 }
 
-const hookFailures = (stderr) => stderr.split('\n').filter((l) => /^hook: \w+ (Failed|Blocked|Stopped)/.test(l));
+// A PreToolUse hook that holds an edit (mnemo's notes before it is made) is "Blocked"; that is checked where it happens.
+const hookFailures = (stderr) =>
+  stderr.split('\n').filter((l) => /^hook: \w+ (Failed|Stopped)/.test(l) || /^hook: (?!PreToolUse)\w+ Blocked/.test(l));
 
 // --- the journey --------------------------------------------------------------
 
@@ -395,12 +397,12 @@ test('Codex: mnemo in the model context at session start, prompt, and before an 
     assert.ok(directive.index < at, 'the directive comes after the prompt');
   });
 
-  await check('prompt recall: the related note right after the prompt, nothing unrelated', () => {
+  await check('prompt recall: the relevant note right after the prompt, nothing unrelated', () => {
     const first = nth(requests, 0);
     const at = promptIndex(first, prompt);
     const after = developerMessages(first).filter((m) => m.index > at);
-    const recall = after.find((m) => m.text.includes(NOTES.related.title));
-    assert.ok(recall, 'no developer message after the prompt carries the note about the database');
+    const recall = after.find((m) => m.text.includes(NOTES.gotcha.title));
+    assert.ok(recall, 'no developer message after the prompt carries the gotcha about the database');
     for (const note of NOTES.unrelated) {
       assert.ok(!recall.text.includes(note.title), `prompt recall delivered the unrelated "${note.title}"`);
     }
@@ -437,6 +439,8 @@ test('Codex: mnemo in the model context at session start, prompt, and before an 
   const api2 = await fakeOpenAI([
     [applyPatch('*** Begin Patch\n*** Add File: CHANGELOG.md\n+hello\n*** End Patch\n', 'call_changelog')],
     [applyPatch(DB_COMMENT_PATCH, 'call_db_again')],
+    // mnemo held that edit with the gotcha as the reason: the model makes it again.
+    [applyPatch(DB_COMMENT_PATCH, 'call_db_retry')],
     [message('Added CHANGELOG.md.')],
   ]);
   const run2 = await runCodex(repo, api2, quiet);
@@ -448,7 +452,8 @@ test('Codex: mnemo in the model context at session start, prompt, and before an 
     assert.equal(run2.timedOut, false, 'codex exec timed out');
     assert.equal(run2.code, 0, 'codex exec failed');
     assert.deepEqual(hookFailures(run2.stderr), [], 'a hook failed');
-    assert.equal(requests2.length, 3, 'the scripted conversation takes three model requests');
+    assert.equal(requests2.length, 4, 'the scripted conversation takes four model requests');
+    assert.match(fs.readFileSync(path.join(repo.root, 'src/db.py'), 'utf8'), /connections wait for locks/, 'the retried patch was not applied');
   });
 
   await check2('second session: the directive again at session start', () => {
@@ -469,8 +474,15 @@ test('Codex: mnemo in the model context at session start, prompt, and before an 
     assert.deepEqual(around, [], 'something was injected before an edit no note is about');
   });
 
-  await check2('second session, editing src/db.py: the gotcha again, with its body', () => {
-    gotchaBeforeEdit(t, nth(requests2, 2), 'call_db_again');
+  await check2('second session, editing src/db.py: held once, the gotcha with its body as the reason', () => {
+    const held = nth(requests2, 2).input.find((i) => i.type === 'custom_tool_call_output' && i.call_id === 'call_db_again');
+    assert.ok(held, 'no output for the first patch of src/db.py');
+    const text = itemText(held);
+    assert.ok(text.includes(NOTES.gotcha.body), `the held patch's output does not carry the gotcha's body: ${text}`);
+    assert.match(text, /mnemo held this edit once/);
+    const retried = nth(requests2, 3).input.find((i) => i.type === 'custom_tool_call_output' && i.call_id === 'call_db_retry');
+    assert.ok(retried, 'no output for the retried patch');
+    assert.doesNotMatch(itemText(retried), /mnemo held/, 'the same notes held the edit twice');
   });
 
   // --- run 3: the context fills up mid-turn; Codex compacts it and starts the
