@@ -12,7 +12,9 @@
 // - PreToolUse: a `<system-reminder>PreToolUse:Edit hook additional
 //   context: …</system-reminder>` text block beside that tool's tool_result,
 //   i.e. in the request after the tool ran: the model reads it once the edit
-//   is made (only a hook that denies the call is read before it);
+//   is made. Only a denied call's reason is read before it, so mnemo's
+//   pre-edit hook holds (denies) the first edit of a file with notes once,
+//   the notes as the reason, and the model makes the edit again;
 // - an empty additionalContext adds nothing.
 //
 // A project's .mcp.json server is used by `claude -p` without approval;
@@ -335,7 +337,7 @@ test('a prompt about the database: directives at session start, the gotcha with 
   forget(repo);
 });
 
-test('pre-edit: a gotcha only listed at session start is delivered with its body at Edit, Write and NotebookEdit', JOURNEY, async () => {
+test('pre-edit: a gotcha only listed at session start holds the first Edit, Write and NotebookEdit once, with its body', JOURNEY, async () => {
   const settings = {
     kind: 'gotcha',
     title: 'src/settings.py must never hold credentials',
@@ -356,10 +358,14 @@ test('pre-edit: a gotcha only listed at session start is delivered with its body
   const prompt = 'Tidy up the code base a little.';
   const run = await runClaude(repo, 'pre-edit', prompt, [
     toolUse('Read', { file_path: db }),
+    // Each first edit of a file with notes is held once, the notes as the reason; the model makes it again.
+    toolUse('Edit', { file_path: db, old_string: 'sqlite3.connect(path)', new_string: 'sqlite3.connect(path, timeout=5)' }),
     toolUse('Edit', { file_path: db, old_string: 'sqlite3.connect(path)', new_string: 'sqlite3.connect(path, timeout=5)' }),
     toolUse('Edit', { file_path: db, old_string: 'import sqlite3\n', new_string: 'import sqlite3  # stdlib\n' }),
     toolUse('Write', { file_path: path.join(repo.root, 'src', 'settings.py'), content: 'import os\n' }),
+    toolUse('Write', { file_path: path.join(repo.root, 'src', 'settings.py'), content: 'import os\n' }),
     toolUse('Read', { file_path: nb }),
+    toolUse('NotebookEdit', { notebook_path: nb, cell_id: 'c1', new_source: 'import db\nprint(db)\n' }),
     toolUse('NotebookEdit', { notebook_path: nb, cell_id: 'c1', new_source: 'import db\nprint(db)\n' }),
     say('Tidied.'),
   ]);
@@ -375,37 +381,41 @@ test('pre-edit: a gotcha only listed at session start is delivered with its body
     assert.ok(!start.text.includes(GOTCHA.body), 'session start delivered the gotcha body (its bundle is pre-edit only)');
 
     const last = lastTurn(run);
-    const reminderBeside = (toolName, nth) => {
+    const resultOf = (toolName, nth) => {
       const id = toolUseId(answeredWith(run, toolName, nth), toolName);
       const result = parts(last).find((p) => p.type === 'tool_result' && p.toolUseId === id);
       assert.ok(result, `no tool_result for the ${toolName} call ${id}`);
-      assert.ok(!result.isError, `the ${toolName} call failed: ${result.text}`);
-      return hookContexts(last).filter((c) => c.message === result.message);
+      return result;
+    };
+    const held = (toolName, nth) => {
+      const result = resultOf(toolName, nth);
+      assert.ok(result.isError, `the ${toolName} call was not held: ${result.text}`);
+      assert.match(result.text, /mnemo held this edit once/);
+      return result.text;
+    };
+    const made = (toolName, nth) => {
+      const result = resultOf(toolName, nth);
+      assert.ok(!result.isError, `the ${toolName} call failed or was held again: ${result.text}`);
+      assert.deepEqual(hookContexts(last).filter((c) => c.message === result.message), [], `mnemo context came with the ${toolName}`);
     };
 
-    // Before the first edit of src/db.py: its anchored gotcha, with its body, nothing else.
-    const [atEdit, ...moreAtEdit] = reminderBeside('Edit', 0);
-    assert.ok(atEdit, 'no PreToolUse context came with the Edit of src/db.py');
-    assert.equal(moreAtEdit.length, 0);
-    assert.equal(atEdit.event, 'PreToolUse');
-    assert.equal(atEdit.tool, 'Edit');
-    assert.match(atEdit.text, /^Before editing src\/db\.py, the project memory says \(mnemo\):/);
-    assert.ok(atEdit.text.includes(GOTCHA.title), 'the gotcha did not come with the Edit');
-    assert.ok(atEdit.text.includes(GOTCHA.body), 'the gotcha body did not come with the Edit');
+    // Before the first edit of src/db.py: its anchored gotcha, with its body, nothing else — before the edit is made.
+    const atEdit = held('Edit', 0);
+    assert.match(atEdit, /Before editing src\/db\.py, the project memory says \(mnemo\):/);
+    assert.ok(atEdit.includes(GOTCHA.title), 'the gotcha did not come with the Edit');
+    assert.ok(atEdit.includes(GOTCHA.body), 'the gotcha body did not come with the Edit');
     for (const other of [settings, notebook]) {
-      assert.ok(!atEdit.text.includes(other.title), `"${other.title}" came with the Edit of src/db.py`);
+      assert.ok(!atEdit.includes(other.title), `"${other.title}" came with the Edit of src/db.py`);
     }
-
-    // The second edit of the same file in the same session: nothing new to say.
-    assert.deepEqual(reminderBeside('Edit', 1), [], 'the gotcha was delivered again, unchanged, in the same session');
+    // The same edit again, and another edit of the same file: nothing new to say.
+    made('Edit', 1);
+    made('Edit', 2);
 
     // Write of a file a gotcha names, NotebookEdit of a notebook an operational note names.
-    const [atWrite] = reminderBeside('Write', 0);
-    assert.ok(atWrite && atWrite.tool === 'Write', 'no PreToolUse context came with the Write');
-    assert.ok(atWrite.text.includes(settings.body), 'the Write did not bring the gotcha naming src/settings.py');
-    const [atNotebook] = reminderBeside('NotebookEdit', 0);
-    assert.ok(atNotebook && atNotebook.tool === 'NotebookEdit', 'no PreToolUse context came with the NotebookEdit');
-    assert.ok(atNotebook.text.includes(notebook.body), 'the NotebookEdit did not bring the note naming analysis.ipynb');
+    assert.ok(held('Write', 0).includes(settings.body), 'the Write did not bring the gotcha naming src/settings.py');
+    made('Write', 1);
+    assert.ok(held('NotebookEdit', 0).includes(notebook.body), 'the NotebookEdit did not bring the note naming analysis.ipynb');
+    made('NotebookEdit', 1);
     const times = parts(last).filter((p) => p.text.includes(GOTCHA.body)).length;
     assert.equal(times, 1, 'the gotcha body reached the model more than once');
   });
