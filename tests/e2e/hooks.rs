@@ -134,6 +134,9 @@ fn a_gotcha_listed_at_session_start_still_comes_with_its_body_before_each_edit_o
     let listed = context_of(&hook(&env, "session-start", &start.to_string()), "SessionStart");
     assert!(listed.contains("Connections are not thread-safe") && !listed.contains("WAL"), "a title: {listed}");
 
+    let resume = json!({ "session_id": "s", "cwd": cwd, "hook_event_name": "SessionStart", "source": "resume" });
+    assert_eq!(hook(&env, "session-start", &resume.to_string()), "", "a resumed conversation still holds it all");
+
     let claude_edit = json!({ "session_id": "s", "cwd": cwd, "hook_event_name": "PreToolUse", "tool_name": "Edit",
         "tool_input": { "file_path": env.root.join("src/db.py").display().to_string(), "old_string": "x", "new_string": "y" } });
     let before = context_of(&hook(&env, "pre-edit", &claude_edit.to_string()), "PreToolUse");

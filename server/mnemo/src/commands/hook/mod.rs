@@ -3,7 +3,7 @@
 //!
 //! - session-start: every active directive in full (never cut), the kinds
 //!   configured for it in full, then the most recent notes listed one line
-//!   each, within the budget;
+//!   each, within the budget; a resumed session gets only what changed;
 //! - user-prompt: keeps the prompt as the session's current user message (a
 //!   later `remember` that states it binds the quote), delivers the notes
 //!   relevant to it — relevant enough to push unasked
@@ -118,14 +118,20 @@ fn deliver_at(ctx: &Context, moment: Moment, payload: &Payload, mut budget: Budg
             }
             let views = all_notes(&store)?;
             let always = triggers.kinds_at(moment);
-            let directives =
-                deliver::in_full(ctx, &active_of(&views, &[Kind::Directive]), false, &mut session, &mut budget);
+            // A resumed conversation still holds what its session start delivered.
+            let resumed = moment == Moment::SessionStart && payload.source() == Some("resume");
+            let unless_held = |notes: Vec<NoteView>, session: &session::SessionState| {
+                if resumed { deliver::not_yet_delivered(notes, session) } else { notes }
+            };
+            let directives = unless_held(active_of(&views, &[Kind::Directive]), &session);
+            let directives = deliver::in_full(ctx, &directives, false, &mut session, &mut budget);
             if !directives.is_empty() {
                 lines.push("Standing directives for this project (mnemo):".into());
                 lines.extend(directives);
             }
             let others: Vec<Kind> = always.iter().copied().filter(|k| *k != Kind::Directive).collect();
-            let configured = deliver::in_full(ctx, &active_of(&views, &others), false, &mut session, &mut budget);
+            let configured = unless_held(active_of(&views, &others), &session);
+            let configured = deliver::in_full(ctx, &configured, false, &mut session, &mut budget);
             if !configured.is_empty() {
                 lines.push(format!("Delivered at every {moment} by .mnemo/config.toml [hooks.triggers] (mnemo):"));
                 lines.extend(configured);

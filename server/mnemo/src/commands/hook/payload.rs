@@ -25,6 +25,11 @@ impl Payload {
         self.string("hook_event_name")
     }
 
+    /// Why a session (re)started: `startup`, `resume`, `clear`, `compact`.
+    pub fn source(&self) -> Option<&str> {
+        self.string("source")
+    }
+
     /// The tool about to run (`Edit`, `apply_patch`, …), for a tool-call hook.
     pub fn tool_name(&self) -> Option<&str> {
         self.string("tool_name")

@@ -1,6 +1,7 @@
 //! Claude Code: the hooks go into the project's `.claude/settings.json`, the
-//! MCP server into `.mcp.json`. Claude Code starts a project's MCP server
-//! only once it is approved, and reads the approval
+//! MCP server into `.mcp.json`. Claude Code asks a person to approve a
+//! project's MCP server (`claude mcp list` calls it pending until then;
+//! Claude Code 2.1.197 in `-p` uses it regardless), and reads the approval
 //! (`enabledMcpjsonServers`) from the project's shared settings only after
 //! the workspace is trusted; `--approve-mcp` writes it into
 //! `.claude/settings.local.json` (personal, not committed), where it takes
@@ -67,8 +68,8 @@ pub fn install(root: &Path, mnemo: &Invocation, approve_mcp: bool) -> anyhow::Re
     match approval {
         Some(done) => println!("Claude Code: the MCP server is {done} in {}", local_path.display()),
         None => println!(
-            "Claude Code starts a project's MCP server only once it is approved (`claude mcp list` shows it \
-             pending): approve \"mnemo\" when Claude Code asks, or run this again with --approve-mcp to \
+            "Claude Code asks you to approve a project's MCP server (`claude mcp list` shows it pending until \
+             then): approve \"mnemo\" when Claude Code asks, or run this again with --approve-mcp to \
              approve it in .claude/settings.local.json."
         ),
     }
