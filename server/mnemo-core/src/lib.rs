@@ -8,6 +8,7 @@
 pub mod budget;
 pub mod checkin;
 pub mod debounce;
+pub mod delivery;
 pub mod expiry;
 pub mod index_line;
 pub mod instructions;

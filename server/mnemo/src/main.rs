@@ -2,6 +2,7 @@
 //! failures to one-line errors and exit statuses (1 for errors, 2 for broken
 //! lifecycle rules and usage errors).
 
+mod app;
 mod cli;
 mod commands;
 mod context;

@@ -100,8 +100,7 @@ fn instructions(ctx: &Context, file: &std::path::Path) -> anyhow::Result<ExitCod
             quote: None,
             anchors: Vec::new(),
         };
-        let id =
-            crate::commands::remember::create_note(ctx, &mut store, &mut semantic, note, mnemo_core::Actor::Human)?;
+        let id = crate::app::remember::create_note(ctx, &mut store, &mut semantic, note, mnemo_core::Actor::Human)?;
         created.push((id, title));
     }
     if ctx.json {

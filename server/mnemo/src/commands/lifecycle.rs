@@ -1,42 +1,20 @@
-//! The lifecycle commands: revoke, supersede, flag-stale, reinstate, promote,
-//! expire and forget. Each appends events through the one write path; the
-//! core decides whether the transition is legal.
+//! The lifecycle commands on the command line: revoke, supersede,
+//! flag-stale, reinstate, promote, expire and forget — arguments into
+//! `crate::app::lifecycle`, the new state out. The core decides whether a
+//! transition is legal.
 
 use std::process::ExitCode;
 
 use anyhow::bail;
-use mnemo_core::{EventData, EventKind, NewNote, NoteState, Provenance};
+use mnemo_core::{EventKind, NewNote, NoteState, Provenance};
 use serde_json::json;
 
-use super::remember::{bind_provenance, capture_anchors};
+use crate::app::lifecycle::append;
+use crate::app::remember::{bind_provenance, capture_anchors};
 use crate::cli::{Action, Forget, Supersede, WithReason};
 use crate::context::Context;
 use crate::output::print_json;
 use crate::semantic::Semantic;
-
-/// Append one lifecycle event as a person (`as_human`) or an agent, through the one write path.
-pub(crate) fn append(
-    ctx: &Context,
-    id: i64,
-    kind: EventKind,
-    as_human: bool,
-    reason: Option<String>,
-) -> anyhow::Result<NoteState> {
-    let mut store = ctx.open()?;
-    let event = EventData { kind, actor: Context::actor(as_human), at: ctx.now, reason };
-    let scope = ctx.scope(false);
-    let latest = store.history(&scope, id).ok().and_then(|events| events.iter().map(|e| e.data.at).max());
-    let state = ctx.write(&mut store, |w| w.append(&scope, id, event))?;
-    // The store dates an event no earlier than the note's latest: say so when the clock was behind it.
-    if let Some(latest) = latest.filter(|latest| *latest > ctx.now) {
-        eprintln!(
-            "note: the clock ({}) is behind #{id}'s latest event; this event is dated {} instead",
-            ctx.now.rfc3339(),
-            latest.rfc3339()
-        );
-    }
-    Ok(state)
-}
 
 fn report(ctx: &Context, id: i64, verb: &str, state: &NoteState) -> ExitCode {
     if ctx.json {

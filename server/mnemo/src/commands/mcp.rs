@@ -25,11 +25,9 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, schemars, tool, too
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use crate::app::recall::{answer_json, context_json, note_with_trust, rerank_setting, run_recall, session_context};
+use crate::app::remember::{Links, bind_provenance, capture_anchors, create_linked_note};
 use crate::cli::parse_word as parse;
-use crate::commands::recall::{
-    answer_json, context_json, note_with_trust, rerank_setting, run_recall, session_context,
-};
-use crate::commands::remember::{Links, bind_provenance, capture_anchors, create_linked_note};
 use crate::context::Context;
 use crate::output::event_json;
 use crate::semantic::Semantic;
@@ -136,7 +134,7 @@ impl MemoryServer {
 
     fn event(&self, id: NoteId, kind: EventKind, reason: Option<String>) -> ToolResult {
         self.with(|s| {
-            let state = crate::commands::lifecycle::append(&s.ctx, id, kind, false, reason)?;
+            let state = crate::app::lifecycle::append(&s.ctx, id, kind, false, reason)?;
             Ok(pretty(&json!({ "id": id, "state": state.status.name(), "provenance": state.provenance })))
         })
     }
@@ -154,7 +152,7 @@ impl MemoryServer {
             let anchors = capture_anchors(&s.ctx, &args.anchors)?;
             // Only what the user-prompt hook recorded is the user's: a message the
             // caller passes binds only when it is part of that recording.
-            let recorded = crate::commands::session::latest_user_message(&s.ctx);
+            let recorded = crate::app::session::latest_user_message(&s.ctx);
             let message = match (&args.user_message, recorded) {
                 (Some(claimed), Some(recorded)) => {
                     let squash = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();

@@ -1,19 +1,19 @@
-//! One module per group of subcommands; `run` dispatches.
+//! The command line: one module per group of subcommands, each a thin
+//! adapter over `crate::app` (parse, call, print); `run` dispatches.
 
 mod check;
 mod checkin;
 mod eval;
 mod export;
-pub(crate) mod hook;
+mod hook;
 mod import;
-pub(crate) mod lifecycle;
+mod lifecycle;
 mod lsp;
 mod mcp;
 mod mcp_stdin;
 mod read;
-pub(crate) mod recall;
-pub(crate) mod remember;
-pub(crate) mod session;
+mod recall;
+mod remember;
 mod store;
 
 use std::process::ExitCode;

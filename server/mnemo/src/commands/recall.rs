@@ -1,113 +1,21 @@
-//! `recall`, `expand`, `context` and `reindex`. Every recall answer says
-//! what its filters hid and which ranking ran; nothing is hidden silently.
+//! `recall`, `expand`, `context` and `reindex` on the command line: the
+//! printing around `crate::app::recall`. Every recall answer says what its
+//! filters hid and which ranking ran; nothing is hidden silently.
 
 use std::process::ExitCode;
 
 use mnemo_core::index_line::index_line;
-use mnemo_core::recall::{RankingMode, RecallAnswer, RecallRequest, trust_frame};
-use mnemo_core::{Kind, NoteView, Status};
-use mnemo_store::recall::{DEFAULT_POOL, DEFAULT_RERANK};
-use mnemo_store::{Scope, Store};
+use mnemo_core::recall::{RecallRequest, trust_frame};
+use mnemo_core::{NoteView, Status};
 use serde_json::{Value, json};
 
+use crate::app::recall::{
+    Answer, answer_json, context_json, note_with_trust, ranking_line, rerank_setting, run_recall, session_context,
+};
 use crate::cli::{ContextArgs, Expand, Recall};
 use crate::context::Context;
-use crate::output::{note_json, note_text, print_json};
+use crate::output::{note_text, print_json};
 use crate::semantic::Semantic;
-
-/// A recall run: the answer, the notes it returned, and the ranking that ran.
-pub(crate) struct Answer {
-    pub(crate) answer: RecallAnswer,
-    pub(crate) views: Vec<NoteView>,
-    /// Every candidate with its evidence.
-    pub(crate) candidates: Vec<mnemo_core::recall::Candidate>,
-    pub(crate) mode: RankingMode,
-    reason: Option<String>,
-    reranked: usize,
-}
-
-/// How many candidates late interaction reranks for this workspace
-/// (`[recall] rerank`; a broken config was reported when it was read).
-pub(crate) fn rerank_setting(ctx: &Context) -> usize {
-    ctx.config().map_or(DEFAULT_RERANK, |c| c.recall.rerank)
-}
-
-/// Recall `text`; `rerank` of the hybrid's best candidates are reranked by
-/// late interaction (0: the first stage only, as the hooks do for speed).
-pub(crate) fn run_recall(
-    ctx: &Context,
-    store: &mut Store,
-    semantic: &mut Semantic,
-    text: &str,
-    mut request: RecallRequest,
-    rerank: usize,
-) -> anyhow::Result<Answer> {
-    if let Err(e) = semantic.catch_up(store, &Scope::All) {
-        eprintln!("warning: could not embed notes written without a model: {e}");
-    }
-    let (mode, reason) = semantic.ranking(store);
-    request.mode = mode;
-    let vector = match mode {
-        RankingMode::LexicalOnly => None,
-        _ => semantic.embedder().and_then(|e| e.embed(&[text]).ok()).and_then(|mut v| v.pop()),
-    };
-    // Late interaction reranks the best candidates (hybrid only; a failure
-    // keeps the first-stage order).
-    let mut late = |texts: &[String]| -> Result<Vec<f64>, String> {
-        let embedder = semantic.embedder().ok_or("no model")?;
-        embedder.late_scores(text, texts).map_err(|e| e.to_string())
-    };
-    let outcome = store.recall_reranked(text, vector.as_deref(), &request, DEFAULT_POOL, rerank, Some(&mut late))?;
-    let scope = ctx.scope(false);
-    let views = outcome.answer.results.iter().map(|r| store.note(&scope, r.id)).collect::<Result<Vec<_>, _>>()?;
-    Ok(Answer {
-        answer: outcome.answer,
-        views,
-        candidates: outcome.candidates,
-        mode,
-        reason,
-        reranked: outcome.reranked,
-    })
-}
-
-/// A note's JSON with its trust frame.
-pub(crate) fn note_with_trust(ctx: &Context, view: &NoteView) -> Value {
-    let mut note = note_json(view, ctx.now);
-    note["trust"] = json!(trust_frame(view.state.provenance, view.note.content.quote.as_deref()));
-    note
-}
-
-fn ranking_line(a: &Answer) -> String {
-    match (&a.reason, a.reranked) {
-        (Some(reason), _) => format!("ranking: {} ({reason})", a.mode.name()),
-        (None, 0) => format!("ranking: {}", a.mode.name()),
-        (None, n) => format!("ranking: {}, the best {n} reranked by late interaction", a.mode.name()),
-    }
-}
-
-pub(crate) fn answer_json(ctx: &Context, a: &Answer) -> Value {
-    let results: Vec<Value> = a
-        .views
-        .iter()
-        .enumerate()
-        .map(|(index, view)| {
-            let ranked = a.answer.results.get(index);
-            let mut note = note_with_trust(ctx, view);
-            note["score"] = json!(ranked.map(|r| r.score));
-            note["replaces"] = json!(ranked.and_then(|r| r.via_superseded));
-            note
-        })
-        .collect();
-    json!({
-        "results": results,
-        "hidden": a.answer.hidden,
-        "hidden_stale": a.answer.hidden_stale,
-        "hidden_superseded": a.answer.hidden_superseded.iter().map(|(id, s)| json!({"id": id, "successor": s})).collect::<Vec<_>>(),
-        "ranking": a.mode.name(),
-        "ranking_reason": a.reason,
-        "reranked": a.reranked,
-    })
-}
 
 fn print_index(ctx: &Context, a: &Answer) {
     for (index, view) in a.views.iter().enumerate() {
@@ -172,47 +80,6 @@ pub fn expand(ctx: &Context, args: Expand) -> anyhow::Result<ExitCode> {
         print_expanded(&views);
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The session-start bundle: every active directive (never ranked; their
-/// bodies share `budget` tokens and one over its share is cut, saying so),
-/// then the notes relevant to `text` (or the most recent ones).
-pub(crate) fn session_context(
-    ctx: &Context,
-    store: &mut Store,
-    semantic: &mut Semantic,
-    text: &str,
-    limit: usize,
-    budget: usize,
-) -> anyhow::Result<(Vec<NoteView>, Answer)> {
-    let (mut directives, others): (Vec<NoteView>, Vec<NoteView>) = store
-        .notes(&ctx.scope(false))?
-        .into_iter()
-        .filter(|v| v.state.status == Status::Active)
-        .partition(|v| v.note.content.kind == Kind::Directive);
-    mnemo_core::budget::clip_bodies(&mut directives, budget.saturating_mul(4), 2);
-    let (mode, reason) = semantic.ranking(store);
-    let relevant = if text.trim().is_empty() {
-        let mut recent = others;
-        recent.reverse();
-        recent.truncate(limit);
-        Answer { answer: RecallAnswer::default(), views: recent, candidates: Vec::new(), mode, reason, reranked: 0 }
-    } else {
-        let mut request = RecallRequest::new(ctx.workspace.id.clone(), limit.max(1));
-        request.kinds = Kind::ALL.iter().copied().filter(|k| *k != Kind::Directive).collect();
-        let mut answer = run_recall(ctx, store, semantic, text, request, rerank_setting(ctx))?;
-        answer.answer.hidden.remove("other kind");
-        answer
-    };
-    Ok((directives, relevant))
-}
-
-/// The bundle as JSON: the directives with their trust frames, then the answer.
-pub(crate) fn context_json(ctx: &Context, directives: &[NoteView], relevant: &Answer) -> Value {
-    let directives: Vec<Value> = directives.iter().map(|v| note_with_trust(ctx, v)).collect();
-    let mut body = answer_json(ctx, relevant);
-    body["directives"] = json!(directives);
-    body
 }
 
 pub fn context(ctx: &Context, args: ContextArgs) -> anyhow::Result<ExitCode> {

@@ -5,11 +5,10 @@
 //! own session's user message. Files of sessions idle for longer than
 //! [`SESSION_RETENTION`] are removed by the next hook run.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use mnemo_core::NoteId;
+use mnemo_core::delivery::Told;
 use serde::{Deserialize, Serialize};
 
 use crate::context::Context;
@@ -23,14 +22,10 @@ pub const SESSION_RETENTION: Duration = Duration::from_secs(7 * 24 * 3600);
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct SessionState {
     pub user_message: Option<String>,
-    /// Notes shown as one index line (title, kind, age): not listed again.
-    #[serde(default, alias = "injected")]
-    pub listed: Vec<NoteId>,
-    /// Notes delivered in full (title and whole body), with the
-    /// fingerprint of the version delivered: not delivered again until
-    /// they change.
+    /// What the hooks listed and delivered in full. (Not flattened: serde
+    /// cannot read a flattened map with integer keys back.)
     #[serde(default)]
-    pub delivered: BTreeMap<NoteId, String>,
+    pub told: Told,
     #[serde(default)]
     pub workspace: Option<String>,
     #[serde(default)]
@@ -118,6 +113,18 @@ pub fn latest_user_message(ctx: &Context) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_a_session_was_told_survives_its_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.json");
+        let mut state = SessionState::default();
+        state.told.listed = vec![3];
+        state.told.delivered.insert(4, "active".into());
+        save(&path, &state);
+        let back = load(&path);
+        assert_eq!(back.told, state.told);
+    }
 
     #[test]
     fn prune_removes_only_session_files_idle_past_the_retention() {

@@ -1,0 +1,98 @@
+use super::*;
+use crate::lifecycle::created;
+use crate::model::{Anchor, NewNote, Note, Priority, Provenance};
+
+fn view(id: NoteId, kind: Kind, title: &str, body: &str, anchor: Option<&str>) -> NoteView {
+    let anchors = anchor
+        .map(|path| vec![Anchor { path: path.into(), start_line: 1, end_line: 3, content_sha256: None }])
+        .unwrap_or_default();
+    let content = NewNote {
+        kind,
+        priority: Priority::Medium,
+        title: title.into(),
+        body: body.into(),
+        provenance: Provenance::Agent,
+        quote: None,
+        anchors,
+    };
+    let note = Note { id, workspace: "/w".into(), content, created_at: Timestamp(0) };
+    NoteView { note, state: created(Provenance::Agent, Timestamp(0)) }
+}
+
+fn store() -> Vec<NoteView> {
+    vec![
+        view(1, Kind::Directive, "Run the tests in the venv", "", None),
+        view(2, Kind::Gotcha, "connect() needs timeout=30", "Two writers lock.", Some("src/db.py")),
+        view(3, Kind::Finding, "The CSS bundle is built with esbuild", "", None),
+        view(4, Kind::Operational, "Clear analysis.ipynb outputs", "nbconvert --clear-output", None),
+        view(5, Kind::Gotcha, "Never log src/secrets.py", "It holds keys.", None),
+    ]
+}
+
+#[test]
+fn session_start_selects_directives_in_full_and_lists_the_rest_newest_first() {
+    let selection = at_start(&store(), &TriggerBundles::default(), Moment::SessionStart);
+    let ids = |views: &[NoteView]| views.iter().map(|v| v.note.id).collect::<Vec<_>>();
+    assert_eq!(ids(&selection.directives), [1]);
+    assert!(selection.configured.is_empty());
+    assert_eq!(ids(&selection.recent), [5, 4, 3, 2]);
+    let bundles = TriggerBundles::default().with_bundle(Kind::Finding, &["session-start".into()]).unwrap();
+    let selection = at_start(&store(), &bundles, Moment::SessionStart);
+    assert_eq!(ids(&selection.configured), [3]);
+    assert_eq!(ids(&selection.recent), [5, 4, 2], "a kind delivered whole is not listed too");
+}
+
+#[test]
+fn before_an_edit_the_notes_anchored_to_the_file_or_naming_it() {
+    let files = |f: &[&str]| f.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let ids = |views: Vec<NoteView>| views.iter().map(|v| v.note.id).collect::<Vec<_>>();
+    let bundles = TriggerBundles::default();
+    assert_eq!(ids(before_edit(store(), &files(&["src/db.py"]), &bundles)), [2]);
+    assert_eq!(ids(before_edit(store(), &files(&["analysis.ipynb"]), &bundles)), [4], "named in the title");
+    assert_eq!(ids(before_edit(store(), &files(&["src/secrets.py", "src/db.py"]), &bundles)), [2, 5]);
+    assert!(before_edit(store(), &files(&["README.md"]), &bundles).is_empty());
+    assert!(before_edit(store(), &files(&["src/db.py"]), &bundles.with_bundle(Kind::Gotcha, &[]).unwrap()).is_empty());
+}
+
+#[test]
+fn listed_is_not_delivered_and_delivered_holds_until_the_status_changes() {
+    let mut told = Told::default();
+    let notes = store();
+    let mut budget = Budget::from_tokens(1500);
+    let lines = listed(&notes[1..3], Timestamp(0), &mut told, &mut budget);
+    assert_eq!(lines.len(), 2);
+    assert!(listed(&notes[1..3], Timestamp(0), &mut told, &mut budget).is_empty(), "listed once");
+    assert_eq!(told.not_yet_delivered(notes.clone()).len(), 5, "a listed note is not delivered");
+
+    let lines = in_full(&notes[1..2], TitleLine::Index, Timestamp(0), &mut told, &mut budget);
+    assert_eq!(
+        lines,
+        [
+            "- [#2] gotcha/medium · agent · connect() needs timeout=30 · now (recorded by an agent session; verify before relying on it)",
+            "  Two writers lock."
+        ]
+    );
+    assert!(told.holds(&notes[1]));
+    let mut stale = notes[1].clone();
+    stale.state.status = Status::StaleFlagged;
+    assert!(!told.holds(&stale), "a new status is a new version");
+    told.forget_all();
+    assert!(!told.holds(&notes[1]));
+}
+
+#[test]
+fn a_body_the_budget_cut_was_not_delivered_in_full() {
+    let mut told = Told::default();
+    let long = view(9, Kind::Gotcha, "Long", &"a line of detail\n".repeat(400), None);
+    let mut budget = Budget(400);
+    let lines = in_full(std::slice::from_ref(&long), TitleLine::Plain, Timestamp(0), &mut told, &mut budget);
+    assert!(lines.last().unwrap().contains("`mnemo expand 9`"), "{lines:?}");
+    assert!(!told.holds(&long) && told.listed.contains(&9));
+}
+
+#[test]
+fn old_session_files_read_their_injected_ids_as_listed() {
+    let told: Told = serde_json::from_str(r#"{"injected": [3, 4]}"#).unwrap();
+    assert_eq!(told.listed, [3, 4]);
+    assert!(told.delivered.is_empty());
+}

@@ -1,0 +1,112 @@
+//! What a hook moment delivers to an agent session: the session's record
+//! loaded, the workspace's trigger bundles read, the notes selected and
+//! printed by the pure rules of `mnemo_core::delivery`, the record saved.
+//! The caller (`commands/hook/`) turns the lines into its harness's answer.
+
+use mnemo_core::delivery::{self, Budget, TitleLine};
+use mnemo_core::recall::RecallRequest;
+use mnemo_core::triggers::{Moment, TriggerBundles};
+
+use crate::app::recall::{relevant_enough, run_recall};
+use crate::app::session;
+use crate::context::Context;
+use crate::semantic::Semantic;
+
+/// What the harness asked about.
+pub struct Occasion<'a> {
+    pub moment: Moment,
+    /// The harness's session id ("default" when it names none).
+    pub session: &'a str,
+    /// Why a session (re)started: `resume` gets only what changed.
+    pub source: Option<&'a str>,
+    /// The user's prompt (user-prompt).
+    pub prompt: String,
+    /// The files about to be edited, workspace-relative (pre-edit).
+    pub files: Vec<String>,
+}
+
+/// The lines to put into the agent's context (empty: nothing applies), recorded in its session.
+pub fn deliver(ctx: &Context, occasion: &Occasion, mut budget: Budget) -> anyhow::Result<Vec<String>> {
+    let session_path = session::session_file(ctx, occasion.session);
+    let mut session = session::load(&session_path);
+    session.workspace = Some(ctx.workspace.id.clone());
+    session.ancestors = crate::process_tree::ancestors();
+    let triggers = match ctx.config() {
+        Ok(config) => config.triggers.clone(),
+        Err(e) => {
+            eprintln!("mnemo: {e}; delivering the default trigger bundles");
+            TriggerBundles::default()
+        }
+    };
+    let mut store = ctx.open()?;
+    let told = &mut session.told;
+    let mut lines: Vec<String> = Vec::new();
+    match occasion.moment {
+        Moment::SessionStart | Moment::PostCompaction => {
+            if occasion.moment == Moment::PostCompaction {
+                told.forget_all();
+            }
+            // Every note of the workspace: prompt recall, which runs before
+            // every prompt, asks the index instead.
+            let views = store.notes(&ctx.scope(false))?;
+            let selection = delivery::at_start(&views, &triggers, occasion.moment);
+            // A resumed conversation still holds what its session start delivered.
+            let resumed = occasion.moment == Moment::SessionStart && occasion.source == Some("resume");
+            let (directives, configured) = if resumed {
+                (told.not_yet_delivered(selection.directives), told.not_yet_delivered(selection.configured))
+            } else {
+                (selection.directives, selection.configured)
+            };
+            let directives = delivery::in_full(&directives, TitleLine::Plain, ctx.now, told, &mut budget);
+            if !directives.is_empty() {
+                lines.push("Standing directives for this project (mnemo):".into());
+                lines.extend(directives);
+            }
+            let configured = delivery::in_full(&configured, TitleLine::Plain, ctx.now, told, &mut budget);
+            if !configured.is_empty() {
+                let moment = occasion.moment;
+                lines.push(format!("Delivered at every {moment} by .mnemo/config.toml [hooks.triggers] (mnemo):"));
+                lines.extend(configured);
+            }
+            let index = delivery::listed(&selection.recent, ctx.now, told, &mut budget);
+            if !index.is_empty() {
+                lines.push("Recent notes (`mnemo expand ID` or the expand tool shows one in full):".into());
+                lines.extend(index);
+            }
+        }
+        Moment::UserPrompt => {
+            let prompt = occasion.prompt.trim();
+            let kinds = triggers.kinds_at(Moment::UserPrompt);
+            if !prompt.is_empty() {
+                session.user_message = Some(occasion.prompt.clone());
+            }
+            if !prompt.is_empty() && !kinds.is_empty() {
+                let mut request = RecallRequest::new(ctx.workspace.id.clone(), 8);
+                request.kinds = kinds;
+                // The first stage only: this runs before every prompt.
+                let answer = run_recall(ctx, &mut store, &mut Semantic::load(ctx), prompt, request, 0)?;
+                let told = &mut session.told;
+                let fresh = told.not_yet_delivered(relevant_enough(answer));
+                let relevant = delivery::in_full(&fresh, TitleLine::Index, ctx.now, told, &mut budget);
+                if !relevant.is_empty() {
+                    lines.push("Notes from the project memory relevant to this prompt (mnemo):".into());
+                    lines.extend(relevant);
+                }
+            }
+        }
+        Moment::PreEdit => {
+            if !occasion.files.is_empty() {
+                let about = delivery::before_edit(store.notes(&ctx.scope(false))?, &occasion.files, &triggers);
+                let fresh = told.not_yet_delivered(about);
+                let notes = delivery::in_full(&fresh, TitleLine::Index, ctx.now, told, &mut budget);
+                if !notes.is_empty() {
+                    let files = occasion.files.join(", ");
+                    lines.push(format!("Before editing {files}, the project memory says (mnemo):"));
+                    lines.extend(notes);
+                }
+            }
+        }
+    }
+    session::save(&session_path, &session);
+    Ok(lines)
+}
