@@ -14,9 +14,12 @@ use mnemo_store::workspace::Workspace;
 use mnemo_store::{Scope, Store, StoreError, Writer};
 
 use crate::cli::Global;
+use crate::clock::Clock;
 
 pub struct Context {
     pub store_path: PathBuf,
+    /// Where `now` came from; long-lived processes read it again.
+    pub clock: Clock,
     pub workspace: Workspace,
     pub now: Timestamp,
     pub json: bool,
@@ -41,12 +44,14 @@ impl Context {
                 path
             }
         };
+        let clock = Clock::from_env()?;
         let cwd = std::env::current_dir().context("cannot read the current directory")?;
         let workspace = Workspace::resolve(global.workspace.as_deref(), &cwd)?;
         Ok(Context {
             store_path,
             workspace,
-            now: now()?,
+            clock,
+            now: clock.now()?,
             json: global.json,
             mirror: OnceCell::new(),
             config: OnceCell::new(),
@@ -57,13 +62,7 @@ impl Context {
     /// store (say a writer crashed inside its debounce window), re-render it now.
     pub fn open(&self) -> anyhow::Result<Store> {
         let store = self.open_without_catch_up()?;
-        if let Some(target) = self.mirror_target() {
-            match mirror::is_behind(&store, &target) {
-                Ok(true) => self.export_mirror(&store, &target),
-                Ok(false) => {}
-                Err(e) => warn_mirror(&e.to_string()),
-            }
-        }
+        self.keep_mirror_current(&store);
         Ok(store)
     }
 
@@ -89,14 +88,17 @@ impl Context {
 
     fn resolve_mirror_target(&self) -> Option<MirrorTarget> {
         mirror::enabled_target(&self.workspace).unwrap_or_else(|problem| {
-            warn_mirror(&problem);
+            eprintln!("warning: {}", mirror::not_updated(&problem));
             None
         })
     }
 
-    fn export_mirror(&self, store: &Store, target: &MirrorTarget) {
-        if let Err(e) = mirror::export(store, target) {
-            warn_mirror(&e.to_string());
+    /// The upkeep rule (`mirror::keep_current`); a failure is reported, never an error of the command.
+    fn keep_mirror_current(&self, store: &Store) {
+        if let Some(target) = self.mirror_target()
+            && let Err(e) = mirror::keep_current(store, &target)
+        {
+            eprintln!("warning: {}", mirror::not_updated(&e));
         }
     }
 
@@ -139,29 +141,8 @@ impl Context {
     /// The write is committed; the mirror follows it, and a failure to render
     /// is reported without failing the write.
     pub fn after_write(&self, store: &Store) {
-        if let Some(target) = self.mirror_target() {
-            self.export_mirror(store, &target);
-        }
+        self.keep_mirror_current(store);
     }
-}
-
-fn warn_mirror(message: &str) {
-    eprintln!(
-        "warning: the mirror was not updated: {message}; the write itself is saved, and the mirror is retried on the next write"
-    );
-}
-
-/// The clock, or `MNEMO_NOW` (RFC 3339 or a date) so tests can pin time.
-fn now() -> anyhow::Result<Timestamp> {
-    if let Ok(text) = std::env::var("MNEMO_NOW") {
-        return Timestamp::parse(&text)
-            .ok_or_else(|| anyhow!("MNEMO_NOW '{text}' is not RFC 3339 UTC (2026-08-01T12:00:00Z) or a date"));
-    }
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .context("the system clock is before 1970")?
-        .as_secs();
-    Ok(Timestamp(secs as i64))
 }
 
 /// The error and its causes on one line, without repeating a cause its parent already says.

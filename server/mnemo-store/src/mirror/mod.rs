@@ -193,6 +193,25 @@ pub fn is_behind(store: &Store, target: &MirrorTarget) -> Result<bool, StoreErro
     Ok(recorded_epoch(store, target)? != Some(store.epoch()?) || !target.path.is_file())
 }
 
+/// The mirror-upkeep rule every process follows, after its own writes, on
+/// opening the store, and when another process's write is seen: render the
+/// mirror when it is behind the store. Returns whether it rendered.
+pub fn keep_current(store: &Store, target: &MirrorTarget) -> Result<bool, MirrorError> {
+    if !is_behind(store, target)? {
+        return Ok(false);
+    }
+    export(store, target)?;
+    Ok(true)
+}
+
+/// The one wording of an upkeep that failed, for the person: the write is
+/// never lost for it, and the next write tries again.
+pub fn not_updated(problem: &dyn std::fmt::Display) -> String {
+    format!(
+        "the mirror was not updated: {problem}; the write itself is saved, and the mirror is retried on the next write"
+    )
+}
+
 fn recorded_epoch(store: &Store, target: &MirrorTarget) -> Result<Option<i64>, StoreError> {
     Ok(store
         .conn

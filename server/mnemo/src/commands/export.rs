@@ -72,7 +72,7 @@ fn watch(ctx: &Context, target: MirrorTarget, debounce: std::time::Duration) -> 
             eprintln!("rendered epoch {epoch}{}", if written { "" } else { " (unchanged)" })
         }
         MirrorEvent::Failed(message) => {
-            eprintln!("warning: the mirror was not updated: {message}; retrying on the next write")
+            eprintln!("warning: {}", mnemo_store::mirror::not_updated(&message))
         }
     });
     let mut sink = Vec::new();

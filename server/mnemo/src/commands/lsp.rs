@@ -21,14 +21,10 @@ pub fn run(ctx: &Context) -> anyhow::Result<ExitCode> {
     let load_ranking: RankingLoader = Arc::new(move |store_path: &Path, model_dir: Option<&Path>| {
         load(config.as_ref().map_err(Clone::clone), store_path, model_dir)
     });
-    // A pinned clock (`MNEMO_NOW`) stays pinned; otherwise the server reads the system clock.
-    let clock = match std::env::var_os("MNEMO_NOW") {
-        Some(_) => {
-            let now = ctx.now;
-            Arc::new(move || now) as mnemo_lsp::Clock
-        }
-        None => mnemo_lsp::system_clock(),
-    };
+    // The language server reads the clock per request: the process's clock, pinned or the system's.
+    let clock = ctx.clock;
+    let fallback = ctx.now;
+    let clock: mnemo_lsp::Clock = Arc::new(move || clock.now().unwrap_or(fallback));
     let config =
         ServerConfig { store_path: ctx.store_path.clone(), workspace: ctx.workspace.clone(), load_ranking, clock };
     mnemo_lsp::run_stdio(config)?;

@@ -124,10 +124,9 @@ pub struct ContextArgs {
 impl MemoryServer {
     fn with<T>(&self, f: impl FnOnce(&mut State) -> anyhow::Result<T>) -> Result<T, String> {
         let mut state = self.state.lock().map_err(|_| "the mnemo server is in a bad state; restart it".to_string())?;
-        // A long-lived server reads the clock per call (unless MNEMO_NOW pins it).
-        if std::env::var_os("MNEMO_NOW").is_none() {
-            let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-            state.ctx.now = mnemo_core::Timestamp(secs as i64);
+        // A long-lived server reads the clock per call.
+        if let Ok(now) = state.ctx.clock.now() {
+            state.ctx.now = now;
         }
         f(&mut state).map_err(|e| format!("{e:#}"))
     }
