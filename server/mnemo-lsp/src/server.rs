@@ -268,20 +268,13 @@ impl Backend {
 /// Re-render the workspace's mirror after a write when it is enabled; a
 /// problem is returned for the editor to show, never an error of the write.
 pub(crate) fn refresh_mirror(store: &Store, workspace: &Workspace) -> Option<String> {
-    let unsaved = |e: String| format!("the write is saved, but the mirror was not updated: {e}");
-    let target = match mirror::enabled_target(workspace) {
-        Ok(Some(target)) => target,
-        Ok(None) => return None,
-        Err(e) => return Some(unsaved(e)),
-    };
     // Rendered only when behind: the store watch calls this after every write,
     // most of which the writing process has already rendered.
-    let result = match mirror::is_behind(store, &target) {
-        Ok(true) => mirror::export(store, &target).map(|_| ()),
-        Ok(false) => Ok(()),
-        Err(e) => Err(e.into()),
-    };
-    result.err().map(|e| unsaved(e.to_string()))
+    match mirror::enabled_target(workspace) {
+        Ok(Some(target)) => mirror::keep_current(store, &target).err().map(|e| mirror::not_updated(&e)),
+        Ok(None) => None,
+        Err(problem) => Some(mirror::not_updated(&problem)),
+    }
 }
 
 pub(crate) fn invalid(message: String) -> Error {

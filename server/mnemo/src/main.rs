@@ -4,6 +4,7 @@
 
 mod app;
 mod cli;
+mod clock;
 mod commands;
 mod context;
 mod output;
