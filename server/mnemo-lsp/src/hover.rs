@@ -7,17 +7,9 @@ use mnemo_core::recall::trust_frame;
 use mnemo_core::{EventKind, NoteId, NoteView, Timestamp};
 use mnemo_store::StoredEvent;
 
-/// The note id referenced at UTF-16 column `character` of `line`.
-pub fn reference_at(line: &str, character: u32) -> Option<NoteId> {
-    let mut utf16 = 0u32;
-    let mut cursor = line.len();
-    for (byte, ch) in line.char_indices() {
-        if utf16 >= character {
-            cursor = byte;
-            break;
-        }
-        utf16 += ch.len_utf16() as u32;
-    }
+/// The note id referenced at byte `cursor` of `line` (an LSP column becomes
+/// a byte offset through `to_proto::byte_offset`).
+pub fn reference_at(line: &str, cursor: usize) -> Option<NoteId> {
     let bytes = line.as_bytes();
     let mut start = 0;
     while let Some(found) = line[start..].find('#') {
@@ -78,19 +70,22 @@ pub fn markdown(view: &NoteView, history: &[StoredEvent], now: Timestamp, drift:
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::to_proto::byte_offset;
 
     #[test]
     fn references_are_found_under_the_cursor_only() {
         let line = "- [#412] 2026-08-01 · see #7 and #x or 🙂 #9";
-        assert_eq!(reference_at(line, 2), Some(412), "on the bracket");
-        assert_eq!(reference_at(line, 5), Some(412));
-        assert_eq!(reference_at(line, 8), None, "just past the bracket");
-        assert_eq!(reference_at(line, 27), Some(7));
-        assert_eq!(reference_at(line, 34), None, "#x is no reference");
+        let at = |column: u32| reference_at(line, byte_offset(line, column));
+        assert_eq!(at(2), Some(412), "on the bracket");
+        assert_eq!(at(5), Some(412));
+        assert_eq!(at(8), None, "just past the bracket");
+        assert_eq!(at(27), Some(7));
+        assert_eq!(at(34), None, "#x is no reference");
         let emoji = line.find('🙂').unwrap();
         let col = line[..emoji].encode_utf16().count() as u32 + 3;
-        assert_eq!(reference_at(line, col + 1), Some(9), "columns count UTF-16 units");
+        assert_eq!(at(col + 1), Some(9), "columns count UTF-16 units");
         assert_eq!(reference_at("", 0), None);
         assert_eq!(reference_at("#", 0), None);
+        assert_eq!(reference_at("#7", 99), None, "past the end of the line");
     }
 }

@@ -23,7 +23,7 @@ use crate::hover::{markdown, reference_at};
 use crate::outline::{document_links, document_symbols, folding_ranges, parse_document};
 use crate::refresh::{self, Checkouts, HandedOut, Refresher};
 use crate::symbols::{container, entry_lines, entry_location, hidden_summary};
-use crate::to_proto::char_index;
+use crate::to_proto::{byte_offset, char_index};
 use crate::{Ranking, ServerConfig};
 use mnemo_core::recall::{Ranked, RankingMode, RecallAnswer, RecallRequest};
 use mnemo_core::{Kind, NoteId, Status};
@@ -175,7 +175,8 @@ impl Backend {
         if line >= doc.text.len_lines() {
             return None;
         }
-        reference_at(&doc.text.line(line).to_string(), position.position.character)
+        let text = doc.text.line(line).to_string();
+        reference_at(&text, byte_offset(&text, position.position.character))
     }
 
     pub(crate) fn now(&self) -> mnemo_core::Timestamp {

@@ -1,8 +1,25 @@
 //! Positions, in one place: LSP counts UTF-16 code units within a line;
 //! documents are ropes of chars; core diagnostics count bytes within a line.
-
+//! Every conversion between them is here, and no other module counts UTF-16
+//! units (`chars_before` is the one reading of an LSP column).
 use ropey::Rope;
 use tower_lsp_server::ls_types::{Position, Range};
+
+/// How many chars of a line come before UTF-16 column `character`: **the**
+/// conversion of an LSP column. A column inside a char (half of a surrogate
+/// pair) counts that char; the line break is never passed.
+fn chars_before(line: impl IntoIterator<Item = char>, character: u32) -> usize {
+    let mut utf16 = 0usize;
+    let mut chars = 0usize;
+    for ch in line {
+        if utf16 >= character as usize || ch == '\n' || ch == '\r' {
+            break;
+        }
+        utf16 += ch.len_utf16();
+        chars += 1;
+    }
+    chars
+}
 
 /// The char index of an LSP position, clamped to the document.
 pub fn char_index(rope: &Rope, position: Position) -> usize {
@@ -10,17 +27,12 @@ pub fn char_index(rope: &Rope, position: Position) -> usize {
         return 0;
     }
     let line = (position.line as usize).min(rope.len_lines() - 1);
-    let start = rope.line_to_char(line);
-    let mut utf16 = 0usize;
-    let mut chars = 0usize;
-    for ch in rope.line(line).chars() {
-        if utf16 >= position.character as usize || ch == '\n' || ch == '\r' {
-            break;
-        }
-        utf16 += ch.len_utf16();
-        chars += 1;
-    }
-    start + chars
+    rope.line_to_char(line) + chars_before(rope.line(line).chars(), position.character)
+}
+
+/// The byte offset in `line` of UTF-16 column `character` (clamped to the line).
+pub fn byte_offset(line: &str, character: u32) -> usize {
+    line.chars().take(chars_before(line.chars(), character)).map(char::len_utf8).sum()
 }
 
 /// The UTF-16 column of byte `byte` in `line` (clamped to a char boundary and the line).
@@ -69,6 +81,9 @@ mod tests {
         assert_eq!(char_index(&rope, Position::new(99, 0)), rope.line_to_char(2), "past the last line clamps");
         assert_eq!(utf16_column("a🙂b", 5), 3);
         assert_eq!(utf16_column("a🙂b", 2), 1, "inside a char clamps back to its start");
+        assert_eq!(byte_offset("a🙂b", 2), 5, "a column inside a char counts that char");
+        assert_eq!(byte_offset("a🙂b\n", 9), 6, "past the end clamps to before the line break");
+        assert_eq!(byte_offset("é#7", 1), 2);
         assert_eq!(Lines::new("x\nab🙂\n").range(1, 0, 0), Range::new(Position::new(1, 0), Position::new(1, 4)));
     }
 }
