@@ -14,8 +14,8 @@ H.failures = 0
 
 --- One line of the report, on stdout whatever Neovim's messages do.
 function H.report(line)
-  io.stdout:write(line .. '\n')
-  io.stdout:flush()
+  io.write(line .. "\n")
+  io.flush()
 end
 
 function H.check(name, ok, detail)
