@@ -1,23 +1,24 @@
-//! Open documents and the one task that owns them. Handlers send
-//! [`DocumentEvent`]s in the order they are called; the owner applies them
-//! in that order, keeps the snapshot handlers read, and republishes
-//! diagnostics after every change. A checkout's diagnostics come from a
-//! check-in preview against the store, run once typing pauses.
+//! Open documents as a state machine: [`OpenDocuments::apply`] takes one
+//! [`DocumentEvent`] and returns the [`Effect`]s it calls for — diagnostics
+//! to publish, a check-in preview to run once typing pauses, lenses to ask
+//! for again, a barrier to release. It performs no I/O and needs no
+//! runtime; `document_owner.rs` is the task that feeds it events in arrival
+//! order and performs its effects.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mnemo_core::checkin::CheckinPlan;
 use mnemo_core::memory_md::{is_checkout_text, is_mirror_text};
 use ropey::Rope;
-use tokio::sync::mpsc;
-use tower_lsp_server::Client;
-use tower_lsp_server::ls_types::{TextDocumentContentChangeEvent, Uri};
+use tokio::sync::oneshot;
+use tower_lsp_server::ls_types::{Diagnostic, TextDocumentContentChangeEvent, Uri};
 
-use crate::anchors::DriftSnapshot;
+use crate::anchors::DriftState;
 use crate::diagnostics::diagnostics;
 use crate::to_proto::char_index;
+
+#[cfg(test)]
+mod tests;
 
 /// What a document is to mnemo.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,9 +63,7 @@ impl Document {
     }
 }
 
-/// The documents as last applied; handlers read clones.
-pub type Snapshot = Arc<Mutex<HashMap<Uri, Document>>>;
-
+#[derive(Debug)]
 pub enum DocumentEvent {
     Opened {
         uri: Uri,
@@ -88,153 +87,123 @@ pub enum DocumentEvent {
     },
     /// Answered once every event queued before it is applied, so a request
     /// sees the documents as of the notifications sent before it.
-    Barrier(tokio::sync::oneshot::Sender<()>),
+    Barrier(oneshot::Sender<()>),
 }
 
-/// What checking a checkout's text in would do (`None`: cannot tell now).
-pub type Previewer = Arc<dyn Fn(&str) -> Option<CheckinPlan> + Send + Sync>;
+/// What applying an event calls for, in the order it is to be done.
+#[derive(Debug)]
+pub enum Effect {
+    /// Send `diagnostics` for `uri` (an empty list clears them; no version
+    /// once the document is closed).
+    Publish { uri: Uri, diagnostics: Vec<Diagnostic>, version: Option<i32> },
+    /// After `after`, if `uri` is still at `version`, publish its diagnostics
+    /// with a check-in preview (a checkout's conflicts, shown before saving).
+    Preview { uri: Uri, version: i32, after: Duration },
+    /// Ask the client to request code lenses and inlay hints again.
+    RefreshLenses { code_lens: bool, inlay_hints: bool },
+    /// Answer a [`DocumentEvent::Barrier`].
+    Release(oneshot::Sender<()>),
+}
 
-/// What the client can be asked to re-request (its capabilities, set at
-/// `initialize`): lenses and hints depend on the drift check and the store,
-/// which change without the document changing.
+/// What [`OpenDocuments::apply`] reads besides the documents.
+pub struct Inputs<'a> {
+    /// How long typing in a checkout must pause before it is previewed.
+    pub pause: Duration,
+    /// The latest drift check (diagnostics show it).
+    pub drift: &'a DriftState,
+    /// Whether the client takes `workspace/codeLens/refresh`.
+    pub code_lens_refresh: bool,
+    /// Whether the client takes `workspace/inlayHint/refresh`.
+    pub inlay_hint_refresh: bool,
+}
+
+/// The open documents, by canonical URI, as last applied; handlers read clones.
 #[derive(Debug, Default)]
-pub struct RefreshSupport {
-    pub code_lens: std::sync::atomic::AtomicBool,
-    pub inlay_hints: std::sync::atomic::AtomicBool,
+pub struct OpenDocuments {
+    open: HashMap<Uri, Document>,
 }
 
-/// Start the owner task; returns its queue and the snapshot it maintains.
-/// `pause` is how long typing must pause before a checkout is previewed.
-pub fn spawn_owner(
-    client: Client,
-    preview: Previewer,
-    pause: Arc<Mutex<Duration>>,
-    drift: DriftSnapshot,
-    refresh: Arc<RefreshSupport>,
-) -> (mpsc::UnboundedSender<DocumentEvent>, Snapshot) {
-    let (sender, mut receiver) = mpsc::unbounded_channel::<DocumentEvent>();
-    let snapshot: Snapshot = Arc::default();
-    let documents = snapshot.clone();
-    tokio::spawn(async move {
-        while let Some(event) = receiver.recv().await {
-            // Apply under the lock; publish after releasing it.
-            let mut checkout = None;
-            let mut republish = Vec::new();
-            let mut checkouts_to_preview = Vec::new();
-            let publish = {
-                let drift_state = drift.lock().unwrap_or_else(|e| e.into_inner());
-                let diagnostics = |uri: &Uri, doc: &Document| diagnostics(uri, doc, None, &drift_state);
-                let mut docs = documents.lock().unwrap_or_else(|e| e.into_inner());
-                match event {
-                    DocumentEvent::Opened { uri, text, version } => {
-                        let doc = Document::new(&uri, &text, version);
-                        docs.insert(uri.clone(), doc.clone());
-                        if doc.kind == DocumentKind::Checkout {
-                            checkout = Some((uri.clone(), version, Duration::ZERO));
-                        }
-                        Some((uri.clone(), diagnostics(&uri, &doc), Some(version)))
-                    }
-                    DocumentEvent::Changed { uri, version, changes } => match docs.get_mut(&uri) {
-                        Some(doc) if version > doc.version => {
-                            doc.version = version;
-                            changes.into_iter().for_each(|c| doc.apply(c));
-                            if doc.kind == DocumentKind::Checkout {
-                                // Published with the preview, so conflicts do not flicker.
-                                let pause = *pause.lock().unwrap_or_else(|e| e.into_inner());
-                                checkout = Some((uri, version, pause));
-                                None
-                            } else {
-                                Some((uri.clone(), diagnostics(&uri, doc), Some(version)))
-                            }
-                        }
-                        _ => None,
-                    },
-                    DocumentEvent::Reloaded { uri, text } => match docs.get_mut(&uri) {
-                        Some(doc) if doc.text != text.as_str() => {
-                            doc.text = Rope::from_str(&text);
-                            Some((uri.clone(), diagnostics(&uri, doc), Some(doc.version)))
-                        }
-                        _ => None,
-                    },
-                    DocumentEvent::Republish => {
-                        // Lenses and hints come from the same state: ask the client again.
-                        use std::sync::atomic::Ordering::Relaxed;
-                        let (lens, hints) = (refresh.code_lens.load(Relaxed), refresh.inlay_hints.load(Relaxed));
-                        let client = client.clone();
-                        tokio::spawn(async move {
-                            if lens {
-                                let _ = client.code_lens_refresh().await;
-                            }
-                            if hints {
-                                let _ = client.inlay_hint_refresh().await;
-                            }
-                        });
-                        for (uri, doc) in docs.iter() {
-                            if doc.kind == DocumentKind::Checkout {
-                                checkouts_to_preview.push((uri.clone(), doc.version));
-                            } else {
-                                republish.push((uri.clone(), diagnostics(uri, doc), Some(doc.version)));
-                            }
-                        }
-                        None
-                    }
-                    DocumentEvent::Closed { uri } => {
-                        docs.remove(&uri);
-                        Some((uri, Vec::new(), None))
-                    }
-                    DocumentEvent::Barrier(done) => {
-                        let _ = done.send(());
-                        None
+impl OpenDocuments {
+    pub fn get(&self, uri: &Uri) -> Option<&Document> {
+        self.open.get(uri)
+    }
+
+    /// The document at `uri` if it is still at `version` (a result computed
+    /// for an older version is dropped).
+    pub fn at_version(&self, uri: &Uri, version: i32) -> Option<&Document> {
+        self.open.get(uri).filter(|d| d.version == version)
+    }
+
+    /// Clones of the open documents of `kind`.
+    pub fn of_kind(&self, kind: DocumentKind) -> Vec<(Uri, Document)> {
+        self.open.iter().filter(|(_, d)| d.kind == kind).map(|(u, d)| (u.clone(), d.clone())).collect()
+    }
+
+    /// Apply one event; returns what is to be done about it.
+    pub fn apply(&mut self, event: DocumentEvent, inputs: &Inputs) -> Vec<Effect> {
+        let publish = |uri: &Uri, doc: &Document| Effect::Publish {
+            uri: uri.clone(),
+            diagnostics: diagnostics(uri, doc, None, inputs.drift),
+            version: Some(doc.version),
+        };
+        match event {
+            DocumentEvent::Opened { uri, text, version } => {
+                let doc = Document::new(&uri, &text, version);
+                let mut effects = vec![publish(&uri, &doc)];
+                if doc.kind == DocumentKind::Checkout {
+                    effects.push(Effect::Preview { uri: uri.clone(), version, after: Duration::ZERO });
+                }
+                self.open.insert(uri, doc);
+                effects
+            }
+            DocumentEvent::Changed { uri, version, changes } => match self.open.get_mut(&uri) {
+                Some(doc) if version > doc.version => {
+                    doc.version = version;
+                    changes.into_iter().for_each(|c| doc.apply(c));
+                    if doc.kind == DocumentKind::Checkout {
+                        // Published with the preview, so conflicts do not flicker.
+                        vec![Effect::Preview { uri, version, after: inputs.pause }]
+                    } else {
+                        vec![publish(&uri, doc)]
                     }
                 }
-            };
-            for (uri, found, version) in publish.into_iter().chain(republish) {
-                client.publish_diagnostics(uri, found, version).await;
+                // An old version (or a document never opened) changes nothing.
+                _ => Vec::new(),
+            },
+            DocumentEvent::Reloaded { uri, text } => match self.open.get_mut(&uri) {
+                Some(doc) if doc.text != text.as_str() => {
+                    doc.text = Rope::from_str(&text);
+                    vec![publish(&uri, doc)]
+                }
+                _ => Vec::new(),
+            },
+            DocumentEvent::Republish => {
+                // Lenses and hints come from the same state: ask the client again.
+                let (code_lens, inlay_hints) = (inputs.code_lens_refresh, inputs.inlay_hint_refresh);
+                let mut effects = Vec::new();
+                if code_lens || inlay_hints {
+                    effects.push(Effect::RefreshLenses { code_lens, inlay_hints });
+                }
+                let mut previews = Vec::new();
+                for (uri, doc) in &self.open {
+                    if doc.kind == DocumentKind::Checkout {
+                        previews.push(Effect::Preview {
+                            uri: uri.clone(),
+                            version: doc.version,
+                            after: Duration::ZERO,
+                        });
+                    } else {
+                        effects.push(publish(uri, doc));
+                    }
+                }
+                effects.extend(previews);
+                effects
             }
-            let previews =
-                checkout.into_iter().chain(checkouts_to_preview.into_iter().map(|(u, v)| (u, v, Duration::ZERO)));
-            for (uri, version, pause) in previews {
-                let task = publish_preview(
-                    client.clone(),
-                    documents.clone(),
-                    preview.clone(),
-                    drift.clone(),
-                    uri,
-                    version,
-                    pause,
-                );
-                tokio::spawn(task);
+            DocumentEvent::Closed { uri } => {
+                self.open.remove(&uri);
+                vec![Effect::Publish { uri, diagnostics: Vec::new(), version: None }]
             }
+            DocumentEvent::Barrier(done) => vec![Effect::Release(done)],
         }
-    });
-    (sender, snapshot)
-}
-
-/// After `pause`, if the document is still at `version`, publish its
-/// diagnostics with a check-in preview.
-async fn publish_preview(
-    client: Client,
-    documents: Snapshot,
-    preview: Previewer,
-    drift: DriftSnapshot,
-    uri: Uri,
-    version: i32,
-    pause: Duration,
-) {
-    tokio::time::sleep(pause).await;
-    let current = |documents: &Snapshot| {
-        let docs = documents.lock().unwrap_or_else(|e| e.into_inner());
-        docs.get(&uri).filter(|d| d.version == version).cloned()
-    };
-    let Some(doc) = current(&documents) else { return };
-    let text = doc.text.to_string();
-    let plan = tokio::task::spawn_blocking(move || preview(&text)).await.ok().flatten();
-    if current(&documents).is_none() {
-        return;
     }
-    let found = {
-        let drift = drift.lock().unwrap_or_else(|e| e.into_inner());
-        diagnostics(&uri, &doc, plan.as_ref(), &drift)
-    };
-    client.publish_diagnostics(uri, found, Some(version)).await;
 }

@@ -3,7 +3,8 @@
 //! converts, calls the core and the store, and converts back.
 //!
 //! **Invariant:** document changes are applied in arrival order by one task
-//! (`documents::spawn_owner`); handlers only send to it or read snapshots.
+//! (`document_owner::spawn_owner`, which feeds `documents::OpenDocuments::apply`);
+//! handlers only send to it or read snapshots.
 
 mod actions;
 mod anchors;
@@ -11,6 +12,7 @@ mod checkin;
 mod commands;
 mod completion;
 mod diagnostics;
+mod document_owner;
 mod documents;
 mod drift_watch;
 mod ext;

@@ -19,7 +19,8 @@ use tower_lsp_server::ls_types::notification::Notification;
 use tower_lsp_server::ls_types::{Diagnostic, DiagnosticSeverity, Position, Range, Uri};
 
 use crate::diagnostics::diagnostics;
-use crate::documents::{DocumentEvent, DocumentKind, Previewer, Snapshot};
+use crate::document_owner::{Previewer, Snapshot};
+use crate::documents::{DocumentEvent, DocumentKind};
 
 /// The checkouts handed out, by canonical document URI (`uris.rs`).
 pub type Checkouts = Arc<Mutex<HashMap<String, HandedOut>>>;
@@ -93,7 +94,7 @@ impl Refresher {
         let checkout_workspace = workspace.clone();
         let open_mirrors: Vec<Uri> = {
             let docs = self.snapshot.lock().unwrap_or_else(|e| e.into_inner());
-            docs.iter().filter(|(_, d)| d.kind == DocumentKind::Mirror).map(|(u, _)| u.clone()).collect()
+            docs.of_kind(DocumentKind::Mirror).into_iter().map(|(uri, _)| uri).collect()
         };
         let rendered = tokio::task::spawn_blocking(move || {
             let store = Store::open(&path).ok()?;
@@ -126,10 +127,7 @@ impl Refresher {
         for (uri, text) in mirrors {
             let _ = self.documents.send(DocumentEvent::Reloaded { uri, text });
         }
-        let open: Vec<(Uri, crate::documents::Document)> = {
-            let docs = self.snapshot.lock().unwrap_or_else(|e| e.into_inner());
-            docs.iter().filter(|(_, d)| d.kind == DocumentKind::Checkout).map(|(u, d)| (u.clone(), d.clone())).collect()
-        };
+        let open = self.snapshot.lock().unwrap_or_else(|e| e.into_inner()).of_kind(DocumentKind::Checkout);
         for (uri, doc) in open {
             let handed_out = self.checkouts.lock().unwrap_or_else(|e| e.into_inner()).get(uri.as_str()).cloned();
             let Some(HandedOut { epoch: base_epoch, text: base_text, pristine }) = handed_out else { continue };
