@@ -117,6 +117,9 @@ async function runSession(browser, session) {
       const text = typeof logged[0] === 'string'
         ? util.format(...logged.map((v) => (v === undefined ? '' : v))).replace(/\x1b\[[0-9;]*m/g, '')
         : message.text();
+      // A read the workbench cancels because its window closes or reloads is
+      // not a failure (a journey that needs the read fails on its own).
+      if (/\(Canceled: Canceled\)/.test(text)) return;
       if (/passing|failing|pending|✔|✓|\d+\) |Error|^\s+at |journey:/.test(text)) {
         console.log(`[${session.name}] ${text.replace(/^\s*INFO\s+/, '').trimEnd()}`);
       }
