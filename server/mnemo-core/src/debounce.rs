@@ -3,6 +3,13 @@
 //! later than `max_wait` after the first poke of the burst, so a steady stream
 //! of writes still gets rendered. Milliseconds on any monotonic clock.
 
+/// The longest a burst is held when nothing else says, for a `quiet` spell:
+/// ten quiet spells, and at least ten seconds (the mirror's rule, shared by
+/// every process that renders it).
+pub fn default_max_wait(quiet: u64) -> u64 {
+    quiet.saturating_mul(10).max(10_000)
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Debouncer {
     quiet: u64,
@@ -74,6 +81,14 @@ mod tests {
             }
         }
         assert_eq!(fired, vec![10_000, 21_000]);
+    }
+
+    #[test]
+    fn the_default_max_wait_is_ten_quiet_spells_and_at_least_ten_seconds() {
+        assert_eq!(default_max_wait(3000), 30_000);
+        assert_eq!(default_max_wait(250), 10_000);
+        assert_eq!(default_max_wait(0), 10_000);
+        assert_eq!(default_max_wait(u64::MAX), u64::MAX);
     }
 
     #[test]

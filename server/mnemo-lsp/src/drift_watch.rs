@@ -3,8 +3,13 @@
 //! disk. A `notify` watch covers only the directories that hold anchored
 //! files (so ignored trees such as `target/` or `node_modules/` are never
 //! watched unless a note is anchored there), events for other files are
-//! dropped, and requests are debounced; each check updates the
-//! [`DriftSnapshot`] and has every open document's diagnostics republished.
+//! dropped, and a burst of requests is waited out ([`TIMING`], through
+//! `debounced.rs`: a steady stream of edits is still checked every few
+//! seconds); each check updates the [`DriftSnapshot`] and has every open
+//! document's diagnostics republished when the picture changed.
+//!
+//! `[memory_export] debounce_seconds` does not apply here: this wait is for
+//! anchored source files and the notes' anchors, not for the mirror.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -18,10 +23,12 @@ use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
 use crate::Clock;
 use crate::anchors::{DriftSnapshot, DriftState};
+use crate::debounced::{DebouncedPokes, Timing};
 use crate::documents::DocumentEvent;
 
-/// Quiet time after the last request before checking.
-const QUIET: Duration = Duration::from_millis(200);
+/// A burst of requests is over after 200 ms of quiet; a steady stream is
+/// checked at least every two seconds.
+const TIMING: Timing = Timing { quiet: Duration::from_millis(200), max_wait: Duration::from_secs(2) };
 
 pub struct DriftWatch {
     pub store_path: Arc<RwLock<PathBuf>>,
@@ -34,14 +41,14 @@ pub struct DriftWatch {
 
 /// Start the checking task; send `()` to ask for a check.
 pub fn spawn(watch: DriftWatch) -> UnboundedSender<()> {
-    let (requests, mut received) = unbounded_channel::<()>();
+    let (requests, received) = unbounded_channel::<()>();
     let again = requests.clone();
     tokio::spawn(async move {
         let anchored: Arc<Mutex<BTreeSet<PathBuf>>> = Arc::default();
         let mut watcher: Option<notify::RecommendedWatcher> = None;
         let mut watched: BTreeSet<PathBuf> = BTreeSet::new();
-        while received.recv().await.is_some() {
-            while let Ok(Some(())) = tokio::time::timeout(QUIET, received.recv()).await {}
+        let mut requested = DebouncedPokes::new("drift check", received, TIMING);
+        while requested.burst().await {
             let workspace = watch.workspace.get().cloned().unwrap_or_else(|| watch.fallback.clone());
             let path = watch.store_path.read().unwrap_or_else(|e| e.into_inner()).clone();
             let now = (watch.clock)();
@@ -55,7 +62,10 @@ pub fn spawn(watch: DriftWatch) -> UnboundedSender<()> {
                 }
                 Err(_) => continue,
             };
-            let Some(root) = workspace.root.clone() else { continue };
+            let Some(root) = workspace.root.clone() else {
+                tracing::debug!(workspace = workspace.id, "drift check: the workspace has no directory to watch");
+                continue;
+            };
             let files: BTreeSet<PathBuf> = report.anchors.iter().map(|c| root.join(&c.anchor.path)).collect();
             let dirs: BTreeSet<PathBuf> =
                 files.iter().filter_map(|f| f.parent().map(PathBuf::from)).filter(|d| d.is_dir()).collect();
@@ -64,10 +74,15 @@ pub fn spawn(watch: DriftWatch) -> UnboundedSender<()> {
             // result shows must be seen. A new watch missed what changed while
             // this check read the files, so one more check follows it.
             if dirs != watched {
+                tracing::debug!(
+                    dirs = dirs.len(),
+                    "drift check: the anchored directories changed; watching them, checking again"
+                );
                 watcher = watch_dirs(&dirs, anchored.clone(), again.clone());
                 watched = dirs;
                 let _ = again.send(());
             }
+            let anchor_count = report.anchors.len();
             let changed = {
                 let mut state = watch.snapshot.lock().unwrap_or_else(|e| e.into_inner());
                 let next = DriftState::after(&state, root, report.anchors);
@@ -76,6 +91,7 @@ pub fn spawn(watch: DriftWatch) -> UnboundedSender<()> {
                 changed
             };
             // Only a changed picture is republished (and has the client re-ask for lenses).
+            tracing::debug!(anchors = anchor_count, changed, "drift check ran");
             if changed {
                 let _ = watch.documents.send(DocumentEvent::Republish);
             }
@@ -98,7 +114,8 @@ fn watch_dirs(
             return;
         }
         let files = anchored.lock().unwrap_or_else(|e| e.into_inner());
-        if event.paths.iter().any(|p| files.contains(p)) {
+        if let Some(path) = event.paths.iter().find(|p| files.contains(*p)) {
+            tracing::debug!(path = %path.display(), "an anchored file changed: drift check requested");
             let _ = requests.send(());
         }
     })

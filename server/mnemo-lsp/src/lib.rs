@@ -11,6 +11,7 @@ mod anchors;
 mod checkin;
 mod commands;
 mod completion;
+mod debounced;
 mod diagnostics;
 mod document_owner;
 mod documents;
