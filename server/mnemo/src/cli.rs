@@ -388,7 +388,7 @@ pub enum StoreCommand {
 
 #[derive(Subcommand)]
 pub enum ImportCommand {
-    /// JSON Lines in the schema of eval/corpus.jsonl
+    /// JSON Lines, one note record a line (the schema: docs/import-jsonl.md, as eval/corpus.jsonl)
     Jsonl {
         file: PathBuf,
         #[command(flatten)]
