@@ -47,14 +47,11 @@ impl Backend {
 
     /// Show the note's entry: in the mirror when it is on disk, else in the checkout.
     async fn open_note(&self, id: NoteId) -> Result<Value> {
-        let workspace = self.workspace();
-        let mirror = workspace.root.as_ref().map(|r| r.join("MEMORY.md"));
-        let in_mirror =
-            mirror.as_ref().and_then(|m| mnemo_store::repo_file::read_text(m).ok()).and_then(|t| entry_line(&t, id));
-        let (uri, line) = match (in_mirror, mirror.as_ref().and_then(Uri::from_file_path)) {
-            (Some(line), Some(uri)) => (uri, line),
-            _ => return self.open_for_editing(id).await,
-        };
+        let in_mirror = self.mirror_entries().await.and_then(|(mirror, lines)| {
+            let line = *lines?.get(&id)?;
+            Some((Uri::from_file_path(mirror)?, line))
+        });
+        let Some((uri, line)) = in_mirror else { return self.open_for_editing(id).await };
         let position = Position::new(line, 0);
         let shown = self
             .client

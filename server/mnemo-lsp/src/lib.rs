@@ -19,6 +19,7 @@ mod drift_watch;
 mod ext;
 mod frames;
 mod hover;
+mod mirror_entries;
 mod outline;
 mod panic_guard;
 mod refresh;

@@ -21,9 +21,10 @@ use crate::documents::DocumentKind;
 use crate::documents::{Document, DocumentEvent};
 use crate::ext::{CheckoutParams, CheckoutResult, MirrorParams, MirrorResult, checkout_uri};
 use crate::hover::{markdown, reference_at};
+use crate::mirror_entries::MirrorEntries;
 use crate::outline::{document_links, document_symbols, folding_ranges, parse_document};
 use crate::refresh::{self, Checkouts, HandedOut, Refresher};
-use crate::symbols::{container, entry_lines, entry_location, hidden_summary};
+use crate::symbols::{container, entry_location, hidden_summary};
 use crate::to_proto::{byte_offset, char_index};
 use crate::{Ranking, ServerConfig};
 use mnemo_core::recall::{Ranked, RankingMode, RecallAnswer, RecallRequest};
@@ -73,6 +74,8 @@ pub(crate) struct Backend {
     pub(crate) drift_requests: tokio::sync::mpsc::UnboundedSender<()>,
     /// Whether the client takes `workspace/codeLens/refresh` and `…/inlayHint/refresh`.
     pub(crate) refresh_support: Arc<RefreshSupport>,
+    /// Where the mirror's entries are, read once per version of the file.
+    pub(crate) mirror_entries: Arc<MirrorEntries>,
 }
 
 /// The default pause before a checkout's check-in preview.
@@ -138,6 +141,7 @@ impl Backend {
             drift,
             drift_requests,
             refresh_support,
+            mirror_entries: Arc::default(),
         }
     }
 
@@ -406,8 +410,8 @@ impl LanguageServer for Backend {
 
     async fn symbol(&self, params: WorkspaceSymbolParams) -> Result<Option<WorkspaceSymbolResponse>> {
         let workspace = self.workspace();
-        let Some(mirror) = self.mirror_path() else { return Ok(None) };
-        let lines = mnemo_store::repo_file::read_text(&mirror).map(|t| entry_lines(&t)).unwrap_or_default();
+        let Some((mirror, lines)) = self.mirror_entries().await else { return Ok(None) };
+        let lines = lines.unwrap_or_default();
         let query = params.query.trim().to_string();
         let Ranking { embed, lexical_reason } = self.load_ranking().await;
         let vector = match (&embed, query.is_empty()) {
@@ -545,9 +549,7 @@ impl LanguageServer for Backend {
     async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
         let position = params.text_document_position_params;
         let Some(id) = self.reference(&position).await else { return Ok(None) };
-        let Some(mirror) = self.mirror_path() else { return Ok(None) };
-        let Ok(text) = mnemo_store::repo_file::read_text(&mirror) else { return Ok(None) };
-        let lines = entry_lines(&text);
+        let Some((mirror, Some(lines))) = self.mirror_entries().await else { return Ok(None) };
         if !lines.contains_key(&id) {
             return Ok(None);
         }

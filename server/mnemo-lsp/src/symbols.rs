@@ -10,21 +10,23 @@ use mnemo_core::memory_md::section_title;
 use mnemo_core::recall::RecallAnswer;
 use tower_lsp_server::ls_types::{Location, Position, Range, Uri};
 
+/// Each entry of a MEMORY.md text: its note and line. **The** reading of
+/// an entry line here (`- [#12] …`).
+fn entries(text: &str) -> impl Iterator<Item = (NoteId, u32)> + '_ {
+    text.lines().enumerate().filter_map(|(line, l)| {
+        let digits = l.strip_prefix("- [#")?.split_once("] ")?.0;
+        Some((digits.parse().ok()?, line as u32))
+    })
+}
+
 /// The line of entry `id` in a MEMORY.md text.
 pub fn entry_line(text: &str, id: NoteId) -> Option<u32> {
-    let prefix = format!("- [#{id}] ");
-    text.lines().position(|l| l.starts_with(&prefix)).map(|l| l as u32)
+    entries(text).find(|(entry, _)| *entry == id).map(|(_, line)| line)
 }
 
 /// The line of every entry in `text`, read in one pass.
 pub fn entry_lines(text: &str) -> std::collections::HashMap<NoteId, u32> {
-    text.lines()
-        .enumerate()
-        .filter_map(|(line, l)| {
-            let digits = l.strip_prefix("- [#")?.split_once("] ")?.0;
-            Some((digits.parse().ok()?, line as u32))
-        })
-        .collect()
+    entries(text).collect()
 }
 
 /// Where note `id` is shown: its entry in the mirror at `mirror` (`lines`
