@@ -52,11 +52,18 @@ impl Embedder {
         query: &str,
         documents: &[S],
     ) -> Result<Vec<f64>, EmbedError> {
+        let started = std::time::Instant::now();
         let mut texts: Vec<&str> = vec![query];
         texts.extend(documents.iter().map(AsRef::as_ref));
         let vectors = self.token_vectors(&texts)?;
         let (query, documents) = vectors.split_first().expect("the query's vectors come first");
-        Ok(documents.iter().map(|document| max_sim(query, document)).collect())
+        let scores = documents.iter().map(|document| max_sim(query, document)).collect();
+        tracing::debug!(
+            documents = documents.len(),
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "late-interaction scores computed"
+        );
+        Ok(scores)
     }
 }
 

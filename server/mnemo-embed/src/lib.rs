@@ -52,6 +52,7 @@ const MODEL_FILES: [&str; 5] =
 impl Embedder {
     /// Load the model and ONNX Runtime named by `location`.
     pub fn load(location: &ModelLocation) -> Result<Embedder, EmbedError> {
+        let started = std::time::Instant::now();
         let dir = &location.model_dir;
         for file in MODEL_FILES {
             if !dir.join(file).is_file() {
@@ -81,6 +82,13 @@ impl Embedder {
         if embedder.dims == 0 {
             return Err(model_error("the model produced an empty embedding".into()));
         }
+        tracing::info!(
+            dir = %dir.display(),
+            identity = %embedder.identity,
+            dims = embedder.dims,
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "embedding model loaded"
+        );
         Ok(embedder)
     }
 
@@ -109,6 +117,7 @@ impl Embedder {
         texts: &[S],
         mut progress: impl FnMut(usize, usize),
     ) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let started = std::time::Instant::now();
         let mut by_length: Vec<usize> = (0..texts.len()).collect();
         by_length.sort_by_key(|&i| texts[i].as_ref().len());
         let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
@@ -122,6 +131,7 @@ impl Embedder {
             done += indices.len();
             progress(done, texts.len());
         }
+        tracing::debug!(texts = texts.len(), elapsed_ms = started.elapsed().as_millis() as u64, "texts embedded");
         Ok(out)
     }
 }
@@ -169,6 +179,10 @@ fn runtime_environment(path: &Path) -> Result<ort::environment::Environment, Emb
         ort::init_from(path).map_err(|e| e.to_string()).and_then(|b| b.build().map_err(|e| e.to_string()))
     })
     .unwrap_or_else(|_| Err("loading the library panicked".to_string()));
+    match &outcome {
+        Ok(_) => tracing::debug!(path = %path.display(), "ONNX Runtime loaded"),
+        Err(reason) => tracing::debug!(path = %path.display(), %reason, "ONNX Runtime could not be loaded"),
+    }
     *slot = Some((path.to_path_buf(), outcome.clone()));
     outcome.map_err(runtime_error)
 }

@@ -71,6 +71,12 @@ impl Store {
             rusqlite::params![workspace.id, document.epoch, document.text],
         )?;
         self.prune_checkouts(&workspace.id)?;
+        tracing::debug!(
+            workspace = %workspace.id,
+            epoch = document.epoch,
+            notes = document.notes,
+            "checkout handed out and recorded as a base"
+        );
         Ok(document)
     }
 
@@ -80,7 +86,16 @@ impl Store {
         let edited = parse_checkout(text);
         let (base, _) = self.base_of(workspace, &edited)?;
         let current = entries_of(&self.notes(&Scope::Workspace(workspace.id.clone()))?);
-        Ok(plan_checkin(&base, &edited, &current, &Resolutions::default()))
+        let plan = plan_checkin(&base, &edited, &current, &Resolutions::default());
+        tracing::debug!(
+            workspace = %workspace.id,
+            base_epoch = ?edited.epoch,
+            changes = plan.changes.len(),
+            conflicts = plan.conflicts.len(),
+            diagnostics = plan.diagnostics.len(),
+            "check-in previewed"
+        );
+        Ok(plan)
     }
 
     /// The base entries an edit was checked out from, and the base text.
@@ -200,6 +215,17 @@ impl Store {
         if let Some(base_text) = base_text.filter(|_| !edited.refused_mirror) {
             outcome.document = Some(self.re_render(workspace, text, &edited, &outcome, &base_text)?);
         }
+        tracing::info!(
+            workspace = %workspace.id,
+            base_epoch = ?edited.epoch,
+            applied = outcome.applied.len(),
+            refused = outcome.refused.len(),
+            conflicts = outcome.plan.conflicts.len(),
+            diagnostics = outcome.plan.diagnostics.len(),
+            new_epoch = ?outcome.document.as_ref().map(|d| d.epoch),
+            unapplied = outcome.document.as_ref().map_or(0, |d| d.unapplied),
+            "checked in"
+        );
         Ok(outcome)
     }
 

@@ -208,6 +208,13 @@ impl Store {
         }
         report.files = files.len();
         let drifted: Vec<&AnchorCheck> = report.anchors.iter().filter(|c| c.drift.is_drift()).collect();
+        tracing::debug!(
+            workspace = %workspace.id,
+            anchors = report.anchors.len(),
+            files = report.files,
+            drifted = drifted.len(),
+            "drift checked"
+        );
         if drifted.is_empty() {
             return Ok(report);
         }
@@ -229,6 +236,9 @@ impl Store {
             }
             Ok(flagged)
         })?;
+        if !report.flagged.is_empty() {
+            tracing::info!(workspace = %workspace.id, flagged = ?report.flagged, "drifted notes flagged stale");
+        }
         for check in report.anchors.iter_mut().filter(|c| report.flagged.contains(&c.note)) {
             check.status = Status::StaleFlagged;
         }

@@ -70,10 +70,12 @@ impl Store {
                 scopes.push(Scope::All);
             }
             let mut evidence: BTreeMap<NoteId, Evidence> = BTreeMap::new();
+            let (mut lexical, mut nearest) = (0, 0);
             if request.mode != RankingMode::VectorOnly {
                 for scope in &scopes {
                     for (id, score) in store.lexical_matches(text, pool, scope)? {
                         evidence.entry(id).or_default().lexical = Some(score);
+                        lexical += 1;
                     }
                 }
             }
@@ -81,6 +83,7 @@ impl Store {
                 for scope in &scopes {
                     for (id, distance) in store.nearest(vector, pool, scope)? {
                         evidence.entry(id).or_default().similarity = Some(1.0 - f64::from(distance));
+                        nearest += 1;
                     }
                 }
             }
@@ -105,15 +108,29 @@ impl Store {
             if let (Some(reranker), RankingMode::Hybrid, true) = (reranker, request.mode, rerank > 0) {
                 let targets = rerank_targets(&candidates, request, rerank);
                 let texts = targets.iter().map(|id| store.note_text(*id)).collect::<Result<Vec<_>, _>>()?;
-                if let Ok(scores) = reranker(&texts) {
-                    let late: HashMap<NoteId, f64> = targets.into_iter().zip(scores).collect();
-                    reranked = late.len();
-                    for c in &mut candidates {
-                        c.late = late.get(&c.id).copied();
+                match reranker(&texts) {
+                    Ok(scores) => {
+                        let late: HashMap<NoteId, f64> = targets.into_iter().zip(scores).collect();
+                        reranked = late.len();
+                        for c in &mut candidates {
+                            c.late = late.get(&c.id).copied();
+                        }
                     }
+                    Err(e) => tracing::debug!(error = %e, "late-interaction rerank failed; the first stage stands"),
                 }
             }
             let answer = rank(&candidates, request);
+            tracing::debug!(
+                mode = ?request.mode,
+                scopes = scopes.len(),
+                lexical,
+                nearest,
+                candidates = candidates.len(),
+                reranked,
+                results = answer.results.len(),
+                hidden = %answer.describe_hidden(),
+                "recall stages"
+            );
             Ok(RecallOutcome { answer, candidates, reranked })
         })
     }

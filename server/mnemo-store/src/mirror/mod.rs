@@ -170,9 +170,16 @@ pub fn publish(
     let outcome =
         |written| ExportOutcome { epoch: document.epoch, notes: document.notes, bytes: document.text.len(), written };
     store.exclusively(|store| {
-        if recorded_epoch(store, target)?.is_some_and(|recorded| recorded > document.epoch) {
+        let recorded = recorded_epoch(store, target)?;
+        if let Some(recorded) = recorded.filter(|&recorded| recorded > document.epoch) {
             // Overtaken: the newer render's file stands (or, deleted, is
             // behind and re-rendered by the next process); ours is dropped.
+            tracing::debug!(
+                path = %target.path.display(),
+                epoch = document.epoch,
+                recorded,
+                "mirror skipped: a newer render was recorded"
+            );
             return Ok(outcome(false));
         }
         let written = match staged {
@@ -183,6 +190,21 @@ pub fn publish(
         }
         .map_err(not_writable)?;
         record_epoch(store, target, document.epoch)?;
+        if written {
+            tracing::debug!(
+                path = %target.path.display(),
+                epoch = document.epoch,
+                notes = document.notes,
+                bytes = bytes.len(),
+                "mirror written"
+            );
+        } else {
+            tracing::debug!(
+                path = %target.path.display(),
+                epoch = document.epoch,
+                "mirror skipped: the file already holds this render"
+            );
+        }
         Ok(outcome(written))
     })
 }
@@ -190,7 +212,17 @@ pub fn publish(
 /// True when the store changed since the mirror was last rendered (or it never was,
 /// or the file is gone).
 pub fn is_behind(store: &Store, target: &MirrorTarget) -> Result<bool, StoreError> {
-    Ok(recorded_epoch(store, target)? != Some(store.epoch()?) || !target.path.is_file())
+    let (recorded, epoch, exists) = (recorded_epoch(store, target)?, store.epoch()?, target.path.is_file());
+    let behind = recorded != Some(epoch) || !exists;
+    tracing::debug!(
+        path = %target.path.display(),
+        ?recorded,
+        epoch,
+        exists,
+        behind,
+        "mirror checked against the store"
+    );
+    Ok(behind)
 }
 
 /// The mirror-upkeep rule every process follows, after its own writes, on
