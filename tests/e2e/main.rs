@@ -14,6 +14,7 @@ mod hostile;
 mod import_vectr;
 mod isolation;
 mod load;
+mod logging;
 pub(crate) mod lsp;
 mod lsp_editing;
 pub(crate) mod mcp;

@@ -19,6 +19,7 @@ mod drift_watch;
 mod ext;
 mod frames;
 mod hover;
+pub mod log;
 mod mirror_entries;
 mod outline;
 mod panic_guard;

@@ -106,6 +106,7 @@ fn previewer(store_path: Arc<RwLock<PathBuf>>, workspace: Arc<OnceLock<Workspace
 
 impl Backend {
     fn new(client: Client, config: ServerConfig) -> Backend {
+        crate::log::forward_to(&client);
         let workspace: Arc<OnceLock<Workspace>> = Arc::default();
         let store_path = Arc::new(RwLock::new(config.store_path.clone()));
         let preview = previewer(store_path.clone(), workspace.clone(), config.workspace.clone());

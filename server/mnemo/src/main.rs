@@ -7,6 +7,7 @@ mod cli;
 mod clock;
 mod commands;
 mod context;
+mod logging;
 mod output;
 mod process_tree;
 mod semantic;
@@ -17,6 +18,7 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
+    logging::init(&cli.command);
     if !matches!(cli.command, cli::Command::Lsp | cli::Command::Mcp) {
         quiet_on_closed_pipe();
     }
