@@ -1,7 +1,9 @@
-//! `MNEMO_LOG` through the binary: the log goes to stderr for the CLI and
-//! the MCP server and to the editor as `window/logMessage` for the language
-//! server — never to stdout, where the output and the protocols are; without
-//! `MNEMO_LOG` nothing changes.
+//! `MNEMO_LOG` and the embedding progress bar through the binary: the log
+//! goes to stderr for the CLI and the MCP server and to the editor as
+//! `window/logMessage` for the language server — never to stdout, where the
+//! output and the protocols are; without `MNEMO_LOG` nothing changes. The
+//! progress bar is drawn on a terminal only: piped stderr gets no `\r` and no
+//! escape codes.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Command, Output, Stdio};
@@ -222,4 +224,41 @@ fn the_language_server_logs_to_its_client_and_stdout_holds_only_frames() {
     let logs: Vec<&Value> = seen.iter().filter(|m| m["method"] == "window/logMessage").collect();
     assert!(logs.iter().all(|m| (1..=4).contains(&m["params"]["type"].as_i64().unwrap())), "{logs:?}");
     assert!(!stderr.lines().any(is_log_line), "the language server's log goes to its client: {stderr}");
+}
+
+/// A corpus large enough to be worth a progress bar (more than four batches of chunks).
+fn import_many(env: &Env) {
+    env.import_findings(48, |i| (format!("Finding number {i} about the cache"), format!("The cache behaves {i}.")));
+}
+
+#[test]
+fn embedding_with_stderr_piped_draws_no_bar_and_logs_the_model() {
+    let env = Env::with_model();
+    import_many(&env);
+    let quiet = without_log(env.command(&["reindex"]));
+    let logged = with_log(env.command(&["reindex"]), "mnemo_embed=debug");
+    for out in [&quiet, &logged] {
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let both = [text(&out.stdout), text(&out.stderr)].concat();
+        assert!(!both.contains('\r') && !both.contains('\x1b'), "{both:?}");
+    }
+    assert_eq!(text(&logged.stdout), text(&quiet.stdout));
+    let stderr = text(&logged.stderr);
+    assert!(
+        stderr.lines().any(|l| is_log_line(l) && l.contains("INFO mnemo_embed: embedding model loaded")),
+        "{stderr}"
+    );
+    assert!(stderr.lines().any(|l| is_log_line(l) && l.contains("DEBUG mnemo_embed: texts embedded")), "{stderr}");
+}
+
+#[test]
+fn embedding_on_a_terminal_draws_the_bar() {
+    let env = Env::with_model();
+    import_many(&env);
+    // `script` runs the command on a pseudo-terminal and copies what it shows.
+    let out = env.shell("script -qec \"$MNEMO reindex\" /dev/null", &[]).env_remove("MNEMO_LOG").output().unwrap();
+    let shown = text(&out.stdout);
+    assert!(out.status.success(), "{shown}{}", text(&out.stderr));
+    assert!(shown.contains("embedding [") && shown.contains("/48 chunks, "), "{shown:?}");
+    assert!(shown.contains(" chunks/s, ") && shown.contains(" left"), "{shown:?}");
 }

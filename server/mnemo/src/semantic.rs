@@ -6,6 +6,8 @@
 
 use std::io::IsTerminal;
 
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
+
 use mnemo_core::model::{normalize_body, normalize_title};
 use mnemo_core::recall::RankingMode;
 use mnemo_core::recall::embedding_chunks;
@@ -96,18 +98,12 @@ impl Semantic {
         let Ok(embedder) = self.embedder.as_mut() else { return Ok(None) };
         let chunked: Vec<Vec<String>> = notes.iter().map(|(title, body)| embedding_chunks(title, body)).collect();
         let texts: Vec<&str> = chunked.iter().flatten().map(String::as_str).collect();
-        let progress = std::io::stderr().is_terminal() && texts.len() > mnemo_embed::BATCH_SIZE * 4;
+        let progress = progress_bar(texts.len());
         let flat = embedder
-            .embed_with_progress(&texts, |done, total| {
-                if progress {
-                    let width = 30 * done / total;
-                    eprint!("\rembedding [{}{}] {done}/{total} chunks", "#".repeat(width), " ".repeat(30 - width));
-                }
-            })
-            .map_err(|e| e.to_string())?;
-        if progress {
-            eprintln!();
-        }
+            .embed_with_progress(&texts, |done, _| progress.set_position(done as u64))
+            .map_err(|e| e.to_string());
+        progress.finish_and_clear();
+        let flat = flat?;
         let mut flat = flat.into_iter();
         let grouped = chunked.iter().map(|chunks| flat.by_ref().take(chunks.len()).collect()).collect();
         Ok(Some((grouped, embedder.identity().to_string())))
@@ -146,5 +142,42 @@ impl Semantic {
             })
             .map_err(|e| e.to_string())?;
         Ok(missing.len())
+    }
+}
+
+/// The embedding progress bar, with its rate and time left: drawn on stderr
+/// when it is a terminal and there are more chunks than a few batches;
+/// hidden otherwise, so logs and CI output carry no `\r` or escape codes.
+fn progress_bar(chunks: usize) -> ProgressBar {
+    if chunks <= mnemo_embed::BATCH_SIZE * 4 || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(chunks as u64), ProgressDrawTarget::stderr());
+    bar.set_style(progress_style());
+    bar
+}
+
+const PROGRESS_TEMPLATE: &str = "embedding [{bar:30}] {pos}/{len} chunks, {rate} chunks/s, {eta} left";
+
+fn progress_style() -> ProgressStyle {
+    let style = ProgressStyle::with_template(PROGRESS_TEMPLATE).unwrap_or_else(|_| ProgressStyle::default_bar());
+    style.with_key("rate", |state: &ProgressState, out: &mut dyn std::fmt::Write| {
+        let _ = write!(out, "{:.0}", state.per_sec());
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_progress_template_is_valid() {
+        // Drawn only on a terminal: tests/e2e/logging.rs reads it through `script`.
+        assert!(ProgressStyle::with_template(PROGRESS_TEMPLATE).is_ok());
+    }
+
+    #[test]
+    fn a_few_batches_get_no_bar() {
+        assert!(progress_bar(mnemo_embed::BATCH_SIZE * 4).is_hidden());
     }
 }
