@@ -2,156 +2,73 @@
 //! drives it: initialize, open the mirror, diagnostics, hover, the
 //! `memory/checkout` request, robustness, shutdown — and stderr free of panics.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, ChildStdin, Stdio};
-use std::sync::mpsc;
+use std::io::Read;
+use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use crate::support::Env;
 
-pub(crate) struct Client {
-    child: Child,
-    stdin: ChildStdin,
-    messages: mpsc::Receiver<Value>,
-    next_id: i64,
+/// The shared client (`lsp_test_client`) on a `mnemo lsp` of `env`, with
+/// its stderr kept to check for panics at the end.
+pub(crate) struct Client(lsp_test_client::Client);
+
+impl std::ops::Deref for Client {
+    type Target = lsp_test_client::Client;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Client {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
 }
 
 impl Client {
     pub(crate) fn start(env: &Env) -> Client {
-        let mut child =
-            env.command(&["lsp"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let mut stdout = BufReader::new(child.stdout.take().unwrap());
-        let (sender, messages) = mpsc::channel();
-        std::thread::spawn(move || {
-            loop {
-                let mut length = 0usize;
-                loop {
-                    let mut header = String::new();
-                    if stdout.read_line(&mut header).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let header = header.trim_end();
-                    if header.is_empty() {
-                        break;
-                    }
-                    if let Some(value) = header.strip_prefix("Content-Length: ") {
-                        length = value.parse().unwrap();
-                    }
-                }
-                let mut body = vec![0; length];
-                stdout.read_exact(&mut body).unwrap();
-                if sender.send(serde_json::from_slice(&body).unwrap()).is_err() {
-                    return;
-                }
-            }
-        });
-        Client { child, stdin, messages, next_id: 1 }
+        let mut command = env.command(&["lsp"]);
+        command.stderr(Stdio::piped());
+        Client(lsp_test_client::Client::spawn(command))
     }
 
     /// A server for `env`'s workspace, through `initialize` and `initialized`, as an editor starts one.
     pub(crate) fn initialized(env: &Env) -> Client {
         let mut client = Client::start(env);
-        client.request("initialize", json!({ "processId": null, "rootUri": uri(&env.root), "capabilities": {} }));
-        client.notify("initialized", json!({}));
+        client.initialize(&uri(&env.root));
         client
-    }
-
-    fn send(&mut self, message: &Value) {
-        let body = message.to_string();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    pub(crate) fn notify(&mut self, method: &str, params: Value) {
-        self.send(&json!({ "jsonrpc": "2.0", "method": method, "params": params }));
-    }
-
-    /// Send a request and wait for its response (other messages are skipped).
-    pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.send_request(method, params);
-        self.wait(|m| m["id"] == id)
-    }
-
-    /// Write raw bytes to the server (malformed frames).
-    pub(crate) fn send_raw(&mut self, bytes: &[u8]) {
-        self.stdin.write_all(bytes).unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// Send a request without waiting for its response; its id.
-    pub(crate) fn send_request(&mut self, method: &str, params: Value) -> i64 {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
-        id
-    }
-
-    /// The server process, to kill it.
-    pub(crate) fn child(&mut self) -> &mut Child {
-        &mut self.child
     }
 
     /// The editor goes away: stdin closed with no shutdown. The server's exit
     /// status (it must exit on its own within 20 s) and its stderr.
     pub(crate) fn vanish(mut self) -> (std::process::ExitStatus, String) {
-        drop(self.stdin);
-        let deadline = std::time::Instant::now() + Duration::from_secs(20);
-        let status = loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                break status;
-            }
-            if std::time::Instant::now() > deadline {
-                let _ = self.child.kill();
-                panic!("the server did not exit within 20 s of its client going away");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        let mut stderr = String::new();
-        self.child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
-        (status, stderr)
-    }
-
-    /// Send a request; its response and the messages that came before it.
-    pub(crate) fn request_seeing(&mut self, method: &str, params: Value) -> (Value, Vec<Value>) {
-        let id = self.send_request(method, params);
-        let mut seen = Vec::new();
-        loop {
-            let message = self.wait(|_| true);
-            if message["id"] == id {
-                return (message, seen);
-            }
-            seen.push(message);
+        let stderr = self.0.stderr();
+        let status = self.0.close().expect("a spawned server");
+        let mut text = String::new();
+        if let Some(mut pipe) = stderr {
+            pipe.read_to_string(&mut text).unwrap();
         }
+        (status, text)
     }
 
-    pub(crate) fn wait(&mut self, mut wanted: impl FnMut(&Value) -> bool) -> Value {
-        loop {
-            let message = self.messages.recv_timeout(Duration::from_secs(20)).expect("the server answered within 20 s");
-            if wanted(&message) {
-                return message;
-            }
-        }
-    }
-
+    /// `shutdown` and `exit`; the server exits cleanly and its stderr holds no panic.
     pub(crate) fn finish(mut self) -> String {
-        let shutdown = self.request("shutdown", Value::Null);
-        assert_eq!(shutdown["result"], Value::Null);
-        self.notify("exit", Value::Null);
-        drop(self.stdin);
-        let status = self.child.wait().unwrap();
-        let mut stderr = String::new();
-        self.child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
-        assert!(status.success(), "{stderr}");
-        assert!(!stderr.contains("panicked"), "{stderr}");
-        stderr
+        let stderr = self.0.stderr();
+        let status = self.0.shutdown().expect("a spawned server");
+        let mut text = String::new();
+        if let Some(mut pipe) = stderr {
+            pipe.read_to_string(&mut text).unwrap();
+        }
+        assert!(status.success(), "{text}");
+        assert!(!text.contains("panicked"), "{text}");
+        text
     }
 }
 
 pub(crate) fn uri(path: &std::path::Path) -> String {
-    format!("file://{}", path.display())
+    lsp_test_client::file_uri(path)
 }
 
 #[test]

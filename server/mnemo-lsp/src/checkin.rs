@@ -181,20 +181,9 @@ fn result_of(outcome: &CheckinOutcome, sent: &str) -> CheckinResult {
             unapplied: document.unapplied,
         },
         None => {
-            let plan = &outcome.plan;
             let lines = Lines::new(sent);
-            let mut diagnostics: Vec<_> =
-                plan.diagnostics.iter().map(|d| checkout_problem(&lines, d, &plan.conflicts)).collect();
-            diagnostics.extend(outcome.refused.iter().map(|(line, message)| {
-                let d = mnemo_core::memory_md::Diagnostic {
-                    line: *line,
-                    start_column: 0,
-                    end_column: 0,
-                    severity: mnemo_core::memory_md::Severity::Error,
-                    message: message.clone(),
-                };
-                checkout_problem(&lines, &d, &[])
-            }));
+            let (left, conflicts) = outcome.left();
+            let diagnostics = left.iter().map(|d| checkout_problem(&lines, d, conflicts)).collect();
             // The header could not be read: nothing was applied, the sent text stays as it is.
             let unapplied = parse_checkout(sent).entries.len().max(1);
             CheckinResult {
@@ -202,7 +191,7 @@ fn result_of(outcome: &CheckinOutcome, sent: &str) -> CheckinResult {
                 text: None,
                 epoch: None,
                 diagnostics,
-                conflicts: plan.conflicts.iter().map(conflict_info).collect(),
+                conflicts: conflicts.iter().map(conflict_info).collect(),
                 unapplied,
             }
         }

@@ -32,6 +32,17 @@ pub struct CheckinOutcome {
 }
 
 impl CheckinOutcome {
+    /// What is left to resolve after the check-in, and on the lines of which
+    /// text: the re-rendered checkout's problems and conflicts; or, when the
+    /// edit's header could not be read (nothing re-rendered), the plan's
+    /// problems, the refusals and the conflicts on the lines of the edit as sent.
+    pub fn left(&self) -> (Vec<Diagnostic>, &[Conflict]) {
+        match &self.document {
+            Some(document) => (document.diagnostics.clone(), &document.conflicts),
+            None => (left_in_plan(&self.plan, &self.refused), &self.plan.conflicts),
+        }
+    }
+
     /// Whether anything was left unapplied (errors, conflicts, refusals).
     pub fn has_problems(&self) -> bool {
         match &self.document {
@@ -39,6 +50,19 @@ impl CheckinOutcome {
             None => self.plan.diagnostics.iter().any(|d| d.severity == Severity::Error) || !self.refused.is_empty(),
         }
     }
+}
+
+/// The plan's problems and the changes refused at apply time, as problems
+/// on the lines of the edited text.
+fn left_in_plan(plan: &CheckinPlan, refused: &[(usize, String)]) -> Vec<Diagnostic> {
+    let refusals = refused.iter().map(|(line, message)| Diagnostic {
+        line: *line,
+        start_column: 0,
+        end_column: 0,
+        severity: Severity::Error,
+        message: message.clone(),
+    });
+    plan.diagnostics.iter().cloned().chain(refusals).collect()
 }
 
 /// The checkout after a check-in: rendered at the new epoch, with every
@@ -240,8 +264,7 @@ impl Store {
         base_text: &str,
     ) -> Result<CheckedIn, StoreError> {
         let rendered = render_workspace(self, workspace, DocumentKind::Checkout)?;
-        let clean =
-            outcome.plan.diagnostics.is_empty() && outcome.plan.conflicts.is_empty() && outcome.refused.is_empty();
+        let clean = left_in_plan(&outcome.plan, &outcome.refused).is_empty() && outcome.plan.conflicts.is_empty();
         if clean {
             // Everything was applied: the new text is the fresh rendering.
             self.conn.execute(

@@ -1,7 +1,9 @@
 //! The SQLite event log of mnemo and everything that touches files for it:
 //! opening and migrating the store, the one write path ([`Writer`]), reads
-//! scoped to a workspace, replay verification, anchor capture, workspace and
-//! config resolution, and the JSONL importer.
+//! scoped to a workspace, the hash chain and replay verification, anchor
+//! capture and drift, workspace and config resolution, rendering documents
+//! and keeping the MEMORY.md mirror on disk, checkouts and check-ins,
+//! recall's candidate stages, and the JSONL and vectr importers.
 //!
 //! Every note write goes through [`Store::write`]; nothing else in the
 //! project issues INSERT/DELETE against the note tables.

@@ -5,13 +5,11 @@
 //! built once (import with embedding) under `target/bench-stores/` and reused.
 //! Run with `cargo bench -p mnemo --bench lsp` (pass sizes to override).
 
-use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 #[path = "../../mnemo-store/benches/common/mod.rs"]
 mod common;
@@ -29,83 +27,24 @@ const WORDS: [&str; 10] = [
     "proxy timeout",
 ];
 
-struct Server {
-    child: Child,
-    stdin: ChildStdin,
-    messages: mpsc::Receiver<Value>,
-    next_id: i64,
-}
+/// `mnemo lsp` on a generated store, through the shared test client.
+struct Server(lsp_test_client::Client);
 
 impl Server {
     fn start(root: &Path, store: &Path, model: &Path) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_mnemo"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_mnemo"));
+        command
             .arg("lsp")
             .current_dir(root)
             .env("MNEMO_STORE", store)
             .env("MNEMO_MODEL_DIR", model)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let mut stdout = BufReader::new(child.stdout.take().unwrap());
-        let (sender, messages) = mpsc::channel();
-        std::thread::spawn(move || {
-            loop {
-                let mut length = 0usize;
-                loop {
-                    let mut header = String::new();
-                    if stdout.read_line(&mut header).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let header = header.trim_end();
-                    if header.is_empty() {
-                        break;
-                    }
-                    if let Some(value) = header.strip_prefix("Content-Length: ") {
-                        length = value.parse().unwrap();
-                    }
-                }
-                let mut body = vec![0; length];
-                if stdout.read_exact(&mut body).is_err() || sender.send(serde_json::from_slice(&body).unwrap()).is_err()
-                {
-                    return;
-                }
-            }
-        });
-        Server { child, stdin, messages, next_id: 1 }
-    }
-
-    fn send(&mut self, message: &Value) {
-        let body = message.to_string();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    fn notify(&mut self, method: &str, params: Value) {
-        self.send(&json!({ "jsonrpc": "2.0", "method": method, "params": params }));
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
-        self.wait(|m| m["id"] == id)
-    }
-
-    fn wait(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
-        loop {
-            let message = self.messages.recv_timeout(Duration::from_secs(600)).expect("the server answers");
-            if wanted(&message) {
-                return message;
-            }
-        }
+            .stderr(Stdio::null());
+        Server(lsp_test_client::Client::spawn(command).with_timeout(Duration::from_secs(600)))
     }
 
     /// Resident and peak resident memory, in MB.
-    fn memory(&self) -> (f64, f64) {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();
+    fn memory(&mut self) -> (f64, f64) {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.0.child().id())).unwrap_or_default();
         let field = |name: &str| {
             status
                 .lines()
@@ -114,6 +53,19 @@ impl Server {
                 .map_or(0.0, |kb| kb / 1024.0)
         };
         (field("VmRSS:"), field("VmHWM:"))
+    }
+}
+
+impl std::ops::Deref for Server {
+    type Target = lsp_test_client::Client;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Server {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
     }
 }
 
@@ -215,9 +167,7 @@ fn main() {
             assert!(answer["result"].as_array().is_some_and(|r| !r.is_empty()), "{answer}");
         }
         let (rss, peak) = server.memory();
-        server.request("shutdown", Value::Null);
-        server.notify("exit", Value::Null);
-        let _ = server.child.wait();
+        server.0.shutdown();
         println!(
             "| {count} | {:.0} ms | {:.2} ms | {:.2} ms | {:.1} ms | {:.1} ms | {rss:.0} MB | {peak:.0} MB |",
             first_diagnostics.as_secs_f64() * 1e3,

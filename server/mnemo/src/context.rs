@@ -75,13 +75,13 @@ impl Context {
         Ok(store)
     }
 
-    /// The workspace's mirror when `[memory_export] enabled`; a broken setting is
-    /// reported (once) and treated as disabled so it never blocks the command.
     /// `.mnemo/config.toml` of this workspace (defaults when there is none).
     pub fn config(&self) -> Result<&WorkspaceConfig, &ConfigError> {
         self.config.get_or_init(|| WorkspaceConfig::load(self.workspace.root.as_deref())).as_ref()
     }
 
+    /// The workspace's mirror when `[memory_export] enabled`; a broken setting is
+    /// reported (once) and treated as disabled so it never blocks the command.
     pub fn mirror_target(&self) -> Option<MirrorTarget> {
         self.mirror.get_or_init(|| self.resolve_mirror_target()).clone()
     }

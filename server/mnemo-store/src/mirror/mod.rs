@@ -227,13 +227,12 @@ pub fn is_behind(store: &Store, target: &MirrorTarget) -> Result<bool, StoreErro
 
 /// The mirror-upkeep rule every process follows, after its own writes, on
 /// opening the store, and when another process's write is seen: render the
-/// mirror when it is behind the store. Returns whether it rendered.
-pub fn keep_current(store: &Store, target: &MirrorTarget) -> Result<bool, MirrorError> {
+/// mirror when it is behind the store. Returns the render, if there was one.
+pub fn keep_current(store: &Store, target: &MirrorTarget) -> Result<Option<ExportOutcome>, MirrorError> {
     if !is_behind(store, target)? {
-        return Ok(false);
+        return Ok(None);
     }
-    export(store, target)?;
-    Ok(true)
+    export(store, target).map(Some)
 }
 
 /// The one wording of an upkeep that failed, for the person: the write is

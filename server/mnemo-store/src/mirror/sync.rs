@@ -1,5 +1,6 @@
-//! Keeping the mirror current in a long-lived process (the language server,
-//! the MCP server, `mnemo export --watch`). One worker thread owns its own
+//! Keeping the mirror current in a long-lived process that does nothing else
+//! (`mnemo export --watch`; the language server keeps it from its own store
+//! watch, `mnemo-lsp/src/refresh.rs`). One worker thread owns its own
 //! store connection. It is poked by this process's commits (a commit
 //! listener on the one write path) and by a file watch on the store, which
 //! sees other processes' writes; a [`Debouncer`] turns a burst into one
@@ -13,9 +14,9 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use mnemo_core::debounce::Debouncer;
+use mnemo_core::debounce::{Debouncer, default_max_wait};
 
-use super::{MirrorTarget, export, is_behind};
+use super::{MirrorTarget, keep_current};
 use crate::store::Store;
 use crate::store_watch::{StoreWatcher, watch_store};
 
@@ -110,13 +111,10 @@ fn run(
     let started = Instant::now();
     let now = || started.elapsed().as_millis() as u64;
     let quiet = debounce.as_millis() as u64;
-    let mut debouncer = Debouncer::new(quiet, (quiet * 10).max(10_000));
-    let render_if_behind = || match is_behind(&store, &target) {
-        Ok(false) => {}
-        Ok(true) => match export(&store, &target) {
-            Ok(outcome) => report(MirrorEvent::Rendered { epoch: outcome.epoch, written: outcome.written }),
-            Err(e) => report(MirrorEvent::Failed(e.to_string())),
-        },
+    let mut debouncer = Debouncer::new(quiet, default_max_wait(quiet));
+    let render_if_behind = || match keep_current(&store, &target) {
+        Ok(None) => {}
+        Ok(Some(outcome)) => report(MirrorEvent::Rendered { epoch: outcome.epoch, written: outcome.written }),
         Err(e) => report(MirrorEvent::Failed(e.to_string())),
     };
     render_if_behind();

@@ -59,21 +59,9 @@ fn report(ctx: &Context, file: &Path, outcome: &CheckinOutcome) -> ExitCode {
     let plan = &outcome.plan;
     let applied: Vec<String> = plan.changes.iter().zip(&outcome.applied).map(|(c, id)| c.describe(*id)).collect();
     // (line, message) of each problem; (note id, line) of each conflict.
-    type Problems = Vec<(usize, String)>;
-    let (problems, conflicts): (Problems, Vec<(i64, usize)>) = match &outcome.document {
-        Some(document) => (
-            document.diagnostics.iter().map(|d| (d.line, d.message.clone())).collect(),
-            document.conflicts.iter().map(|c| (c.id, c.line)).collect(),
-        ),
-        None => (
-            plan.diagnostics
-                .iter()
-                .map(|d| (d.line, d.message.clone()))
-                .chain(outcome.refused.iter().cloned())
-                .collect(),
-            plan.conflicts.iter().map(|c| (c.id, c.line)).collect(),
-        ),
-    };
+    let (left, left_conflicts) = outcome.left();
+    let problems: Vec<(usize, String)> = left.iter().map(|d| (d.line, d.message.clone())).collect();
+    let conflicts: Vec<(i64, usize)> = left_conflicts.iter().map(|c| (c.id, c.line)).collect();
     if ctx.json {
         print_json(&json!({
             "applied": applied,
