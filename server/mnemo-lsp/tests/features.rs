@@ -1,5 +1,6 @@
-//! Every feature of the language server, in process: a real LSP client over
-//! `tokio::io::duplex` speaking JSON-RPC to `mnemo_lsp::serve` on a real
+//! Every feature of the language server, in process: the project's one LSP
+//! test client (`lsp_test_client`) over a Unix socket pair, speaking
+//! JSON-RPC to `mnemo_lsp::serve` (on its own runtime thread) on a real
 //! store, one check per feature with a snapshot of what an editor would get.
 
 use std::path::{Path, PathBuf};
@@ -12,8 +13,6 @@ use mnemo_lsp::{Ranking, ServerConfig};
 use mnemo_store::workspace::Workspace;
 use mnemo_store::{Scope, Store};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::sync::mpsc;
 
 const AUG_1: i64 = 1_785_542_400;
 const DAY: i64 = 86_400;
@@ -22,11 +21,7 @@ struct Harness {
     _dir: tempfile::TempDir,
     root: PathBuf,
     store_path: PathBuf,
-    writer: tokio::io::WriteHalf<tokio::io::DuplexStream>,
-    messages: mpsc::UnboundedReceiver<Value>,
-    /// Messages that arrived while a request waited for its answer.
-    backlog: Vec<Value>,
-    next_id: i64,
+    client: lsp_test_client::Client,
 }
 
 fn note(kind: Kind, priority: Priority, title: &str, body: &str) -> NewNote {
@@ -105,7 +100,7 @@ fn populate(root: &Path, store_path: &Path) -> Workspace {
 }
 
 impl Harness {
-    async fn start() -> Harness {
+    fn start() -> Harness {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap().join("project");
         let store_path = dir.path().join("memory.db");
@@ -119,40 +114,21 @@ impl Harness {
             }),
             clock: Arc::new(|| Timestamp(AUG_1 + 3 * DAY)),
         };
-        let (client, server) = tokio::io::duplex(1 << 20);
-        let (server_read, server_write) = tokio::io::split(server);
-        tokio::spawn(mnemo_lsp::serve(server_read, server_write, config));
-        let (reader, writer) = tokio::io::split(client);
-        let (sender, messages) = mpsc::unbounded_channel();
-        tokio::spawn(async move {
-            let mut reader = BufReader::new(reader);
-            loop {
-                let mut length = 0;
-                loop {
-                    let mut header = String::new();
-                    if reader.read_line(&mut header).await.unwrap_or(0) == 0 {
-                        return;
-                    }
-                    match header.trim_end() {
-                        "" => break,
-                        line => {
-                            if let Some(n) = line.strip_prefix("Content-Length: ") {
-                                length = n.parse().unwrap();
-                            }
-                        }
-                    }
-                }
-                let mut body = vec![0; length];
-                reader.read_exact(&mut body).await.unwrap();
-                if sender.send(serde_json::from_slice(&body).unwrap()).is_err() {
-                    return;
-                }
-            }
+        let (client, server) = std::os::unix::net::UnixStream::pair().unwrap();
+        // The server on a runtime of its own; it ends when the client's side closes.
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+            runtime.block_on(async move {
+                server.set_nonblocking(true).unwrap();
+                let server = tokio::net::UnixStream::from_std(server).unwrap();
+                let (server_read, server_write) = tokio::io::split(server);
+                mnemo_lsp::serve(server_read, server_write, config).await;
+            });
         });
-        let mut harness = Harness { _dir: dir, root, store_path, writer, messages, backlog: Vec::new(), next_id: 1 };
+        let client = lsp_test_client::Client::over(client.try_clone().unwrap(), client);
+        let mut harness = Harness { _dir: dir, root, store_path, client };
         let root_uri = harness.uri("");
-        harness.request("initialize", json!({ "processId": null, "rootUri": root_uri, "capabilities": {} })).await;
-        harness.notify("initialized", json!({})).await;
+        harness.client.initialize(&root_uri);
         harness
     }
 
@@ -161,72 +137,41 @@ impl Harness {
         format!("file://{}", path.display())
     }
 
-    async fn send(&mut self, message: Value) {
-        let body = message.to_string();
-        let frame = format!("Content-Length: {}\r\n\r\n{body}", body.len());
-        self.writer.write_all(frame.as_bytes()).await.unwrap();
+    fn notify(&mut self, method: &str, params: Value) {
+        self.client.notify(method, params);
     }
 
-    async fn notify(&mut self, method: &str, params: Value) {
-        self.send(json!({ "jsonrpc": "2.0", "method": method, "params": params })).await;
-    }
-
-    async fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })).await;
-        let answer = loop {
-            let message = self.next().await;
-            if message["id"] == id {
-                break message;
-            }
-            self.backlog.push(message);
-        };
+    /// The result of a request, or `{"error": …}`.
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let answer = self.client.request(method, params);
         answer.get("result").cloned().unwrap_or_else(|| json!({ "error": answer["error"] }))
     }
 
-    async fn next(&mut self) -> Value {
-        tokio::time::timeout(Duration::from_secs(10), self.messages.recv())
-            .await
-            .expect("the server answered within 10 s")
-            .expect("the server is running")
-    }
-
-    /// The first message `wanted` accepts, looking at the backlog first.
-    async fn wait(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
-        if let Some(index) = self.backlog.iter().position(&wanted) {
-            return self.backlog.remove(index);
-        }
-        loop {
-            let message = self.next().await;
-            if wanted(&message) {
-                return message;
-            }
-        }
+    /// The first message `wanted` accepts, among those already received or to come.
+    fn wait(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
+        self.client.find(wanted)
     }
 
     /// Open a file of the workspace with its text on disk; returns its diagnostics.
-    async fn open(&mut self, relative: &str) -> Value {
+    fn open(&mut self, relative: &str) -> Value {
         let uri = self.uri(relative);
         let text = std::fs::read_to_string(self.root.join(relative)).unwrap();
         self.notify(
             "textDocument/didOpen",
             json!({ "textDocument": { "uri": uri, "languageId": "markdown", "version": 1, "text": text } }),
-        )
-        .await;
-        self.wait(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri).await["params"]["diagnostics"].clone()
+        );
+        self.wait(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri)["params"]["diagnostics"].clone()
     }
 
     /// Wait for the first drift check (its code lens on `src/lock.rs`); returns the lenses.
-    async fn drift_checked(&mut self) -> Value {
+    fn drift_checked(&mut self) -> Value {
         for _ in 0..200 {
-            let lenses = self
-                .request("textDocument/codeLens", json!({ "textDocument": { "uri": self.uri("src/lock.rs") } }))
-                .await;
+            let lenses =
+                self.request("textDocument/codeLens", json!({ "textDocument": { "uri": self.uri("src/lock.rs") } }));
             if lenses.is_array() {
                 return lenses;
             }
-            tokio::time::sleep(Duration::from_millis(25)).await;
+            std::thread::sleep(Duration::from_millis(25));
         }
         panic!("no drift check within 5 s");
     }
@@ -252,10 +197,10 @@ fn lines(items: &Value, field: impl Fn(&Value) -> String) -> Value {
     Value::from(items.as_array().unwrap().iter().map(field).collect::<Vec<_>>())
 }
 
-#[tokio::test]
-async fn mirror_diagnostics_mark_every_state() {
-    let mut h = Harness::start().await;
-    let diagnostics = h.open("MEMORY.md").await;
+#[test]
+fn mirror_diagnostics_mark_every_state() {
+    let mut h = Harness::start();
+    let diagnostics = h.open("MEMORY.md");
     let summary = lines(&diagnostics, |d| {
         format!("{} {} {} {}", d["range"]["start"]["line"], d["severity"], d["tags"], d["message"].as_str().unwrap())
     });
@@ -270,11 +215,11 @@ async fn mirror_diagnostics_mark_every_state() {
     );
 }
 
-#[tokio::test]
-async fn hover_shows_the_whole_note_in_the_mirror_and_in_source() {
-    let mut h = Harness::start().await;
-    h.open("MEMORY.md").await;
-    let lenses = h.drift_checked().await;
+#[test]
+fn hover_shows_the_whole_note_in_the_mirror_and_in_source() {
+    let mut h = Harness::start();
+    h.open("MEMORY.md");
+    let lenses = h.drift_checked();
     h.check(
         &lines(&lenses, |l| format!("{} {}", l["range"]["start"]["line"], l["command"]["title"].as_str().unwrap())),
         expect![[r#"
@@ -283,25 +228,25 @@ async fn hover_shows_the_whole_note_in_the_mirror_and_in_source() {
             ]"#]],
     );
     let line = h.mirror_line(1);
-    let hover = h.request("textDocument/hover", h.position("MEMORY.md", line, 4)).await;
+    let hover = h.request("textDocument/hover", h.position("MEMORY.md", line, 4));
     h.check(&hover["contents"]["value"], expect![[r#""**#1 Release the lock before restarting**\n\ngotcha · high · active · created 2026-08-01 (3d)\n\n*agent* — recorded by an agent session; verify before relying on it\n\nRestarting with the lock held deadlocks the new daemon.\n\nAnchors:\n- `src/lock.rs:2-3` — fresh\n\nHistory:\n- 2026-08-01 created (agent) by agent\n""#]]);
-    h.open("src/lock.rs").await;
-    let in_source = h.request("textDocument/hover", h.position("src/lock.rs", 2, 24)).await;
+    h.open("src/lock.rs");
+    let in_source = h.request("textDocument/hover", h.position("src/lock.rs", 2, 24));
     assert_eq!(in_source["contents"]["value"], hover["contents"]["value"]);
-    let on_anchored_line = h.request("textDocument/hover", h.position("src/lock.rs", 1, 0)).await;
+    let on_anchored_line = h.request("textDocument/hover", h.position("src/lock.rs", 1, 0));
     assert_eq!(on_anchored_line["contents"]["value"], hover["contents"]["value"], "the note anchored to the line");
-    let unanchored = h.request("textDocument/hover", h.position("src/lock.rs", 0, 0)).await;
+    let unanchored = h.request("textDocument/hover", h.position("src/lock.rs", 0, 0));
     assert_eq!(unanchored, Value::Null);
-    let past_end = h.request("textDocument/hover", h.position("src/lock.rs", 99, 99)).await;
+    let past_end = h.request("textDocument/hover", h.position("src/lock.rs", 99, 99));
     assert_eq!(past_end, Value::Null);
 }
 
-#[tokio::test]
-async fn outline_folding_and_links() {
-    let mut h = Harness::start().await;
-    h.open("MEMORY.md").await;
+#[test]
+fn outline_folding_and_links() {
+    let mut h = Harness::start();
+    h.open("MEMORY.md");
     let uri = h.uri("MEMORY.md");
-    let symbols = h.request("textDocument/documentSymbol", json!({ "textDocument": { "uri": uri } })).await;
+    let symbols = h.request("textDocument/documentSymbol", json!({ "textDocument": { "uri": uri } }));
     let outline = lines(&symbols, |s| {
         let children: Vec<String> = s["children"]
             .as_array()
@@ -321,7 +266,7 @@ async fn outline_folding_and_links() {
           "Operational: "
         ]"#]],
     );
-    let folds = h.request("textDocument/foldingRange", json!({ "textDocument": { "uri": uri } })).await;
+    let folds = h.request("textDocument/foldingRange", json!({ "textDocument": { "uri": uri } }));
     h.check(
         &lines(&folds, |f| format!("{}-{}", f["startLine"], f["endLine"])),
         expect![[r#"
@@ -335,7 +280,7 @@ async fn outline_folding_and_links() {
           "27-28"
         ]"#]],
     );
-    let links = h.request("textDocument/documentLink", json!({ "textDocument": { "uri": uri } })).await;
+    let links = h.request("textDocument/documentLink", json!({ "textDocument": { "uri": uri } }));
     h.check(
         &lines(&links, |l| format!("{} → {}", l["range"]["start"]["line"], l["target"].as_str().unwrap())),
         expect![[r#"
@@ -345,10 +290,10 @@ async fn outline_folding_and_links() {
     );
 }
 
-#[tokio::test]
-async fn workspace_symbols_run_recall_and_say_what_was_hidden() {
-    let mut h = Harness::start().await;
-    let found = h.request("workspace/symbol", json!({ "query": "lock restarting" })).await;
+#[test]
+fn workspace_symbols_run_recall_and_say_what_was_hidden() {
+    let mut h = Harness::start();
+    let found = h.request("workspace/symbol", json!({ "query": "lock restarting" }));
     h.check(
         &lines(&found, |s| format!("{} · {}", s["name"].as_str().unwrap(), s["containerName"].as_str().unwrap())),
         expect![[r##"
@@ -356,13 +301,12 @@ async fn workspace_symbols_run_recall_and_say_what_was_hidden() {
               "#1 Release the lock before restarting · Gotchas · lexical only (no model in this test); hidden: nothing"
             ]"##]],
     );
-    let none = h.request("workspace/symbol", json!({ "query": "cache" })).await;
+    let none = h.request("workspace/symbol", json!({ "query": "cache" }));
     assert_eq!(none, json!([]));
-    let said = h
-        .wait(|m| m["method"] == "window/logMessage" && m["params"]["message"].as_str().unwrap().contains("'cache'"))
-        .await;
+    let said =
+        h.wait(|m| m["method"] == "window/logMessage" && m["params"]["message"].as_str().unwrap().contains("'cache'"));
     h.check(&said["params"]["message"], expect![[r#""mnemo recall 'cache': 0 results; lexical only (no model in this test); hidden: 1 revoked, 1 stale (#2)""#]]);
-    let directives = h.request("workspace/symbol", json!({ "query": "" })).await;
+    let directives = h.request("workspace/symbol", json!({ "query": "" }));
     h.check(
         &lines(&directives, |s| s["name"].as_str().unwrap().to_string()),
         expect![[r##"
@@ -372,18 +316,16 @@ async fn workspace_symbols_run_recall_and_say_what_was_hidden() {
     );
 }
 
-#[tokio::test]
-async fn code_actions_completion_inlay_hints_and_definition() {
-    let mut h = Harness::start().await;
-    h.open("MEMORY.md").await;
+#[test]
+fn code_actions_completion_inlay_hints_and_definition() {
+    let mut h = Harness::start();
+    h.open("MEMORY.md");
     let line = h.mirror_line(1);
     let range = json!({ "start": { "line": line, "character": 0 }, "end": { "line": line, "character": 0 } });
-    let actions = h
-        .request(
-            "textDocument/codeAction",
-            json!({ "textDocument": { "uri": h.uri("MEMORY.md") }, "range": range, "context": { "diagnostics": [] } }),
-        )
-        .await;
+    let actions = h.request(
+        "textDocument/codeAction",
+        json!({ "textDocument": { "uri": h.uri("MEMORY.md") }, "range": range, "context": { "diagnostics": [] } }),
+    );
     h.check(
         &lines(&actions, |a| {
             format!(
@@ -404,8 +346,8 @@ async fn code_actions_completion_inlay_hints_and_definition() {
             ]"#]],
     );
 
-    h.open("src/lock.rs").await;
-    let completion = h.request("textDocument/completion", h.position("src/lock.rs", 2, 24)).await;
+    h.open("src/lock.rs");
+    let completion = h.request("textDocument/completion", h.position("src/lock.rs", 2, 24));
     h.check(
         &lines(&completion, |c| format!("{} ({})", c["label"].as_str().unwrap(), c["detail"].as_str().unwrap_or(""))),
         expect![[r##"
@@ -418,9 +360,8 @@ async fn code_actions_completion_inlay_hints_and_definition() {
     );
 
     let whole = json!({ "start": { "line": 0, "character": 0 }, "end": { "line": 99, "character": 0 } });
-    let hints = h
-        .request("textDocument/inlayHint", json!({ "textDocument": { "uri": h.uri("MEMORY.md") }, "range": whole }))
-        .await;
+    let hints =
+        h.request("textDocument/inlayHint", json!({ "textDocument": { "uri": h.uri("MEMORY.md") }, "range": whole }));
     h.check(
         &lines(&hints, |i| {
             format!("{}:{} {}", i["position"]["line"], i["position"]["character"], i["label"].as_str().unwrap())
@@ -436,33 +377,31 @@ async fn code_actions_completion_inlay_hints_and_definition() {
             ]"#]],
     );
 
-    let definition = h.request("textDocument/definition", h.position("src/lock.rs", 2, 24)).await;
+    let definition = h.request("textDocument/definition", h.position("src/lock.rs", 2, 24));
     h.check(
         &json!(format!("{} line {}", definition["uri"].as_str().unwrap(), definition["range"]["start"]["line"])),
         expect![[r#""file://$ROOT/MEMORY.md line 13""#]],
     );
 }
 
-#[tokio::test]
-async fn checkout_edit_and_checkin_through_the_extension_methods() {
-    let mut h = Harness::start().await;
-    let checkout = h.request("memory/checkout", json!({})).await;
+#[test]
+fn checkout_edit_and_checkin_through_the_extension_methods() {
+    let mut h = Harness::start();
+    let checkout = h.request("memory/checkout", json!({}));
     let uri = checkout["uri"].as_str().unwrap().to_string();
     let text = checkout["text"].as_str().unwrap().to_string();
     h.notify(
         "textDocument/didOpen",
         json!({ "textDocument": { "uri": uri, "languageId": "markdown", "version": 1, "text": text } }),
-    )
-    .await;
+    );
     let edited = text
         .replace("high · Run tests inside the venv", "high · REVOKED (we use nix now) · Run tests inside the venv")
         .replace("## Operational\n", "## Operational\n\n- urgent · Not a priority\n");
     h.notify(
         "textDocument/didChange",
         json!({ "textDocument": { "uri": uri, "version": 2 }, "contentChanges": [{ "text": edited }] }),
-    )
-    .await;
-    let previewed = h.wait(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["version"] == 2).await;
+    );
+    let previewed = h.wait(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["version"] == 2);
     h.check(
         &lines(&previewed["params"]["diagnostics"], |d| {
             format!("{} {}", d["range"]["start"]["line"], d["message"].as_str().unwrap())
@@ -476,7 +415,7 @@ async fn checkout_edit_and_checkin_through_the_extension_methods() {
               "25 #3 was superseded by #4"
             ]"#]],
     );
-    let result = h.request("memory/checkin", json!({ "uri": uri })).await;
+    let result = h.request("memory/checkin", json!({ "uri": uri }));
     h.check(&json!({ "applied": result["applied"], "epoch": result["epoch"], "left": lines(&result["diagnostics"], |d| format!("{} {}", d["range"]["start"]["line"], d["message"].as_str().unwrap())) }), expect![[r#"
         {
           "applied": [
@@ -490,7 +429,7 @@ async fn checkout_edit_and_checkin_through_the_extension_methods() {
     let store = Store::open(&h.store_path).unwrap();
     let history = store.history(&Scope::All, 5).unwrap();
     assert_eq!(history.last().unwrap().data.actor, Actor::Human);
-    let not_open = h.request("memory/checkin", json!({ "uri": "memory:///elsewhere/MEMORY.md" })).await;
+    let not_open = h.request("memory/checkin", json!({ "uri": "memory:///elsewhere/MEMORY.md" }));
     h.check(
         &not_open,
         expect![[r#"
