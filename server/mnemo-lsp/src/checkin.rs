@@ -12,6 +12,7 @@ use mnemo_core::checkin::Resolutions;
 use mnemo_core::memory_md::parse_checkout;
 use mnemo_store::checkout::CheckinOutcome;
 use mnemo_store::mirror::write_atomically;
+use mnemo_store::workspace::Workspace;
 use serde_json::Value;
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::{DidSaveTextDocumentParams, MessageType, Uri};
@@ -101,22 +102,20 @@ impl Backend {
                 let params = MemoryDidChangeParams { uri: uris::canonical_str(&uri), text: text.clone(), epoch };
                 self.client.send_notification::<MemoryDidChange>(params).await;
             } else if let Some(path) = uri.parse::<Uri>().ok().as_ref().and_then(uris::file_path) {
-                self.rewrite_checkout_file(&path, text).map_err(internal)?;
+                self.rewrite_checkout_file(&path, text).await.map_err(internal)?;
             }
         }
         serde_json::to_value(result).map_err(internal)
     }
 
     /// Rewrite a checkout kept in a file with its new text, keeping the
-    /// file's mode. Never the mirror: only the mirror writer writes that.
-    fn rewrite_checkout_file(&self, path: &Path, text: &str) -> std::result::Result<(), String> {
-        let is_mirror_path = self.mirror_path().is_some_and(|m| same_file(&m, path));
-        let holds_mirror = mnemo_store::repo_file::starts_with(path, mnemo_core::memory_md::MIRROR_MARK.as_bytes());
-        if is_mirror_path || holds_mirror {
-            return Err(format!("{} is the read-only mirror; mnemo never rewrites it from an editor", path.display()));
-        }
-        let mode = std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o7777);
-        write_atomically(path, text.as_bytes(), mode).map(|_| ()).map_err(|e| e.to_string())
+    /// file's mode, on a blocking thread (it reads the config and the file).
+    /// Never the mirror: only the mirror writer writes that.
+    async fn rewrite_checkout_file(&self, path: &Path, text: &str) -> std::result::Result<(), String> {
+        let (workspace, path, text) = (self.workspace(), path.to_path_buf(), text.to_string());
+        tokio::task::spawn_blocking(move || rewrite_checkout_file(&workspace, &path, &text))
+            .await
+            .map_err(|e| e.to_string())?
     }
 
     /// didSave of a checkout kept in a file: check it in and rewrite the file
@@ -142,7 +141,7 @@ impl Backend {
                 }
                 let Some(document) = outcome.document else { return };
                 if document.text != text
-                    && let Err(e) = self.rewrite_checkout_file(&path, &document.text)
+                    && let Err(e) = self.rewrite_checkout_file(&path, &document.text).await
                 {
                     let message = format!("checked in, but {} could not be rewritten: {e}", path.display());
                     self.client.show_message(MessageType::WARNING, message).await;
@@ -196,4 +195,17 @@ fn result_of(outcome: &CheckinOutcome, sent: &str) -> CheckinResult {
             }
         }
     }
+}
+
+/// Rewrite the checkout file at `path` with `text`, keeping its mode; refuse
+/// the workspace's mirror (by its configured path or its header).
+fn rewrite_checkout_file(workspace: &Workspace, path: &Path, text: &str) -> std::result::Result<(), String> {
+    let mirror = mnemo_store::mirror::location(workspace).ok().flatten().map(|l| l.path);
+    let is_mirror_path = mirror.is_some_and(|m| same_file(&m, path));
+    let holds_mirror = mnemo_store::repo_file::starts_with(path, mnemo_core::memory_md::MIRROR_MARK.as_bytes());
+    if is_mirror_path || holds_mirror {
+        return Err(format!("{} is the read-only mirror; mnemo never rewrites it from an editor", path.display()));
+    }
+    let mode = std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o7777);
+    write_atomically(path, text.as_bytes(), mode).map(|_| ()).map_err(|e| e.to_string())
 }

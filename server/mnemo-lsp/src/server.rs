@@ -265,11 +265,6 @@ impl Backend {
             enabled: location.is_some_and(|l| l.enabled),
         })
     }
-
-    /// The workspace's mirror file as configured (it may not exist).
-    pub(crate) fn mirror_path(&self) -> Option<PathBuf> {
-        mirror::location(&self.workspace()).ok().flatten().map(|l| l.path)
-    }
 }
 
 /// Re-render the workspace's mirror after a write when it is enabled; a
