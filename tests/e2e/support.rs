@@ -60,6 +60,7 @@ impl Env {
         cmd.args(args)
             .current_dir(&self.root)
             .env_remove("MNEMO_WORKSPACE")
+            .env_remove("MNEMO_LOG")
             .env_remove("XDG_DATA_HOME")
             .env("HOME", &self.home)
             .env("MNEMO_STORE", &self.store)

@@ -1,7 +1,12 @@
 //! Noticing writes to the store by any process: a `notify` watch on the
-//! store's directory, filtered to the store file and its WAL/SHM siblings.
-//! Long-lived processes (the mirror worker, the language server) wake on it
-//! instead of polling.
+//! store's directory, filtered to changes of the store file's or its
+//! `-wal`'s content. Long-lived processes (the mirror worker, the language
+//! server, the MCP server) wake on it instead of polling.
+//!
+//! Only a content change is a write. Merely opening and closing the store —
+//! which every wake-up does to look — creates and removes the `-wal` and
+//! `-shm` files and writes the shared-memory index; reacting to those made
+//! an idle language server wake itself up, dozens of times a second.
 
 use std::path::Path;
 
@@ -10,7 +15,7 @@ use notify::Watcher;
 /// The watcher; dropping it stops the watch.
 pub type StoreWatcher = notify::RecommendedWatcher;
 
-/// Call `on_change` whenever the store file (or its `-wal`/`-shm`) changes.
+/// Call `on_change` whenever the content of the store file or its `-wal` changes.
 pub fn watch_store(store_path: &Path, on_change: impl Fn() + Send + 'static) -> notify::Result<StoreWatcher> {
     let dir = store_path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
     let prefix = store_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -19,9 +24,11 @@ pub fn watch_store(store_path: &Path, on_change: impl Fn() + Send + 'static) -> 
             Ok(event) => event,
             Err(e) => return tracing::debug!(error = %e, "store watch error; this change is not seen"),
         };
-        let touches_store =
-            event.paths.iter().any(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(&prefix)));
-        if !event.kind.is_access() && touches_store {
+        let wal = format!("{prefix}-wal");
+        let is_store_content = |p: &std::path::PathBuf| {
+            p.file_name().is_some_and(|n| n.to_string_lossy() == prefix || n.to_string_lossy() == wal)
+        };
+        if is_write(&event.kind) && event.paths.iter().any(is_store_content) {
             tracing::trace!(kind = ?event.kind, paths = ?event.paths, "store file changed");
             on_change();
         }
@@ -29,4 +36,65 @@ pub fn watch_store(store_path: &Path, on_change: impl Fn() + Send + 'static) -> 
     watcher.watch(&dir, notify::RecursiveMode::NonRecursive)?;
     tracing::debug!(dir = %dir.display(), "watching the store for other processes' writes");
     Ok(watcher)
+}
+
+/// Whether an event changes a file's content (a write, or a file replaced
+/// by a rename onto it) rather than its existence, metadata or access.
+fn is_write(kind: &notify::EventKind) -> bool {
+    use notify::event::{ModifyKind, RenameMode};
+    matches!(kind, notify::EventKind::Modify(ModifyKind::Data(_) | ModifyKind::Any | ModifyKind::Name(RenameMode::To)))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    use super::*;
+    use crate::Store;
+
+    #[test]
+    fn opening_the_store_is_not_a_write_and_a_write_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("memory.db");
+        drop(Store::open(&path).unwrap());
+        let seen = Arc::new(AtomicUsize::new(0));
+        let counter = seen.clone();
+        let _watch = watch_store(&path, move || {
+            counter.fetch_add(1, Ordering::SeqCst);
+        })
+        .unwrap();
+        for _ in 0..20 {
+            let store = Store::open(&path).unwrap();
+            store.epoch().unwrap();
+            drop(store);
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(seen.load(Ordering::SeqCst), 0, "opening and reading the store woke the watch");
+        let mut store = Store::open(&path).unwrap();
+        store
+            .write(|w| {
+                w.create("/w", test_note(), mnemo_core::Actor::Agent, mnemo_core::Timestamp(0))?;
+                Ok(())
+            })
+            .unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while seen.load(Ordering::SeqCst) == 0 {
+            assert!(std::time::Instant::now() < deadline, "a write was not seen");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    fn test_note() -> mnemo_core::NewNote {
+        mnemo_core::NewNote {
+            kind: mnemo_core::Kind::Finding,
+            priority: mnemo_core::Priority::Medium,
+            title: "A write".into(),
+            body: String::new(),
+            provenance: mnemo_core::Provenance::Agent,
+            quote: None,
+            anchors: vec![],
+        }
+    }
 }
