@@ -157,6 +157,22 @@ fn an_agent_remembers_recalls_revokes_and_reads_the_memory_over_mcp() {
     env.remember("finding", "Written by another process");
     let updated = mcp.notification("notifications/resources/updated");
     assert_eq!(updated["params"]["uri"], uri.as_str());
+    // A steady stream of writes is still announced while it goes on (the
+    // burst's maximum wait), not only once it stops.
+    let streaming = std::sync::atomic::AtomicBool::new(true);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let until = std::time::Instant::now() + std::time::Duration::from_secs(4);
+            while std::time::Instant::now() < until {
+                env.remember("finding", "One of a steady stream of writes");
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            streaming.store(false, std::sync::atomic::Ordering::SeqCst);
+        });
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        mcp.notification("notifications/resources/updated");
+        assert!(streaming.load(std::sync::atomic::Ordering::SeqCst), "announced only after the stream stopped");
+    });
 
     // Bad input: tool errors that say what to do; the server keeps serving.
     let (bad_kind, error) = mcp.call("remember", json!({ "kind": "gotchas", "title": "x" }));

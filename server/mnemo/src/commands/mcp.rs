@@ -312,11 +312,32 @@ impl ServerHandler for MemoryServer {
         .map_err(|e| ErrorData::internal_error(format!("cannot watch the store: {e}"), None))?;
         let peer = context.peer.clone();
         tokio::spawn(async move {
-            while changes.recv().await.is_some() {
-                while let Ok(Some(())) =
-                    tokio::time::timeout(std::time::Duration::from_millis(200), changes.recv()).await
-                {}
-                if peer.notify_resource_updated(ResourceUpdatedNotificationParam::new(uri.clone())).await.is_err() {
+            // A burst of writes is announced once, 200 ms after its last
+            // write, and never later than a second after its first: a steady
+            // stream of writes still gets announced.
+            let started = tokio::time::Instant::now();
+            let now = || started.elapsed().as_millis() as u64;
+            let mut debouncer = mnemo_core::debounce::Debouncer::new(200, 1_000);
+            loop {
+                // Some(true): a write; Some(false): the burst's deadline; None: unsubscribed.
+                let change = match debouncer.deadline() {
+                    Some(deadline) => {
+                        let wait = std::time::Duration::from_millis(deadline.saturating_sub(now()));
+                        match tokio::time::timeout(wait, changes.recv()).await {
+                            Ok(write) => write.map(|()| true),
+                            Err(_) => Some(false),
+                        }
+                    }
+                    None => changes.recv().await.map(|()| true),
+                };
+                match change {
+                    None => break,
+                    Some(true) => debouncer.poke(now()),
+                    Some(false) => {}
+                }
+                if debouncer.fire(now())
+                    && peer.notify_resource_updated(ResourceUpdatedNotificationParam::new(uri.clone())).await.is_err()
+                {
                     break;
                 }
             }
