@@ -414,11 +414,11 @@ impl LanguageServer for Backend {
             (Some(embed), false) => embed(&query),
             _ => None,
         };
-        let (mode, ranking) = match (&vector, &lexical_reason) {
-            (Some(_), _) => (RankingMode::Hybrid, "hybrid".to_string()),
-            (None, Some(reason)) => (RankingMode::LexicalOnly, format!("lexical only ({reason})")),
-            (None, None) => (RankingMode::LexicalOnly, "lexical only".to_string()),
+        let (mode, reason) = match &vector {
+            Some(_) => (RankingMode::Hybrid, None),
+            None => (RankingMode::LexicalOnly, lexical_reason.as_deref()),
         };
+        let ranking = mnemo_core::recall::describe_ranking(mode, reason, 0, None);
         let workspace_id = workspace.id.clone();
         let (answer, notes) = self
             .with_store(move |store| {

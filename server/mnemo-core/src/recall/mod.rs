@@ -57,6 +57,25 @@ impl RankingMode {
     }
 }
 
+/// How a recall was ranked, for people, in one wording everywhere (the CLI,
+/// the language server's workspace symbols, the eval report): `hybrid`,
+/// `hybrid, the best 30 reranked by late interaction`, `lexical only (no
+/// model at …)`; `fusion` names the hybrid's fusion when it matters (eval).
+pub fn describe_ranking(mode: RankingMode, reason: Option<&str>, reranked: usize, fusion: Option<Fusion>) -> String {
+    let mut text = mode.name().to_string();
+    if let Some(fusion) = fusion.filter(|_| mode == RankingMode::Hybrid) {
+        text = format!("{text}, {}", fusion.describe());
+    }
+    if let Some(reason) = reason {
+        text = format!("{text} ({reason})");
+    }
+    if reranked > 0 && mode == RankingMode::Hybrid {
+        let then = if fusion.is_some() { "then " } else { "" };
+        text = format!("{text}, {then}the best {reranked} reranked by late interaction");
+    }
+    text
+}
+
 /// What to return.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RecallRequest {

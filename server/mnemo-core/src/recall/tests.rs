@@ -134,3 +134,20 @@ fn reranked_candidates_rank_above_the_rest_by_their_late_score_and_successors_st
     lexical_only.mode = RankingMode::LexicalOnly;
     assert_eq!(rank(&candidates, &lexical_only).results[0].id, 1, "late scores count in hybrid ranking only");
 }
+
+#[test]
+fn one_wording_of_the_ranking() {
+    assert_eq!(describe_ranking(RankingMode::Hybrid, None, 0, None), "hybrid");
+    assert_eq!(
+        describe_ranking(RankingMode::Hybrid, None, 30, None),
+        "hybrid, the best 30 reranked by late interaction"
+    );
+    assert_eq!(
+        describe_ranking(RankingMode::Hybrid, None, 30, Some(Fusion::default())),
+        "hybrid, weighted (vector 1, lexical 0.05), then the best 30 reranked by late interaction"
+    );
+    assert_eq!(
+        describe_ranking(RankingMode::LexicalOnly, Some("no model at /m"), 0, None),
+        "lexical only (no model at /m)"
+    );
+}

@@ -77,11 +77,7 @@ pub(crate) fn note_with_trust(ctx: &Context, view: &NoteView) -> Value {
 
 /// How the answer was ranked, for people: `ranking: hybrid, the best 30 reranked by late interaction`.
 pub(crate) fn ranking_line(a: &Answer) -> String {
-    match (&a.reason, a.reranked) {
-        (Some(reason), _) => format!("ranking: {} ({reason})", a.mode.name()),
-        (None, 0) => format!("ranking: {}", a.mode.name()),
-        (None, n) => format!("ranking: {}, the best {n} reranked by late interaction", a.mode.name()),
-    }
+    format!("ranking: {}", mnemo_core::recall::describe_ranking(a.mode, a.reason.as_deref(), a.reranked, None))
 }
 
 pub(crate) fn answer_json(ctx: &Context, a: &Answer) -> Value {

@@ -131,14 +131,8 @@ pub fn run(ctx: &Context, args: Eval) -> anyhow::Result<ExitCode> {
         reports.push((mode, evaluate(&runs, args.k)));
     }
     let (primary_mode, primary) = &reports[0];
-    let ranking = match (primary_mode, &reason) {
-        (RankingMode::Hybrid, _) if args.rerank == 0 => format!("hybrid, {}", fusion.describe()),
-        (RankingMode::Hybrid, _) => {
-            format!("hybrid, {}, then the best {} reranked by late interaction", fusion.describe(), args.rerank)
-        }
-        (mode, Some(reason)) => format!("{} ({reason})", mode.name()),
-        (mode, None) => mode.name().to_string(),
-    };
+    let rerank = if *primary_mode == RankingMode::Hybrid { args.rerank } else { 0 };
+    let ranking = mnemo_core::recall::describe_ranking(*primary_mode, reason.as_deref(), rerank, Some(fusion));
     if ctx.json {
         let mut body = serde_json::to_value(primary)?;
         body["ranking"] = json!(ranking);
