@@ -129,13 +129,18 @@ fn a_gotcha_listed_at_session_start_still_comes_with_its_body_before_each_edit_o
         "src/db.py:3-4",
     ]);
     let gotcha = gotcha.trim().trim_start_matches('#').to_string();
+    env.ok(&["remember", "--kind", "directive", "--title", "Use one pool per process", "--as-human"]);
     let cwd = env.root.display().to_string();
     let start = json!({ "session_id": "s", "cwd": cwd, "hook_event_name": "SessionStart", "source": "startup" });
     let listed = context_of(&hook(&env, "session-start", &start.to_string()), "SessionStart");
     assert!(listed.contains("Connections are not thread-safe") && !listed.contains("WAL"), "a title: {listed}");
+    assert!(listed.contains("Use one pool per process"), "the directive, in full: {listed}");
 
     let resume = json!({ "session_id": "s", "cwd": cwd, "hook_event_name": "SessionStart", "source": "resume" });
     assert_eq!(hook(&env, "session-start", &resume.to_string()), "", "a resumed conversation still holds it all");
+    let fresh_start = json!({ "session_id": "s2", "cwd": cwd, "hook_event_name": "SessionStart", "source": "resume" });
+    let other = context_of(&hook(&env, "session-start", &fresh_start.to_string()), "SessionStart");
+    assert!(other.contains("Use one pool per process"), "a session never told gets the directive on resume: {other}");
 
     let claude_edit = json!({ "session_id": "s", "cwd": cwd, "hook_event_name": "PreToolUse", "tool_name": "Edit",
         "tool_input": { "file_path": env.root.join("src/db.py").display().to_string(), "old_string": "x", "new_string": "y" } });

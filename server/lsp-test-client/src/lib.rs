@@ -119,7 +119,7 @@ impl Client {
     }
 
     /// The next message to arrive that `wanted` accepts; the ones before it
-    /// are kept in the backlog (see [`Client::find`], [`Client::take`]).
+    /// are kept in the backlog (see [`Client::find`]).
     pub fn wait(&mut self, mut wanted: impl FnMut(&Value) -> bool) -> Value {
         loop {
             let message = self.next();
@@ -137,22 +137,6 @@ impl Client {
             Some(index) => self.backlog.remove(index),
             None => self.wait(wanted),
         }
-    }
-
-    /// Every message received so far that `wanted` accepts, taken out of the backlog.
-    pub fn take(&mut self, wanted: impl Fn(&Value) -> bool) -> Vec<Value> {
-        let (taken, kept) = std::mem::take(&mut self.backlog).into_iter().partition(|m| wanted(m));
-        self.backlog = kept;
-        taken
-    }
-
-    /// Drop the backlog and read on for `quiet`; every message that arrived in that time.
-    pub fn drain(&mut self, quiet: Duration) -> Vec<Value> {
-        let mut seen = std::mem::take(&mut self.backlog);
-        while let Ok(message) = self.messages.recv_timeout(quiet) {
-            seen.push(message);
-        }
-        seen
     }
 
     fn next(&mut self) -> Value {

@@ -37,7 +37,7 @@ after. If they change nothing, make the same edit again: mnemo will not hold it 
 #[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Told {
     /// Notes shown as one index line: not listed again.
-    #[serde(default, alias = "injected")]
+    #[serde(default)]
     pub listed: Vec<NoteId>,
     /// Notes delivered in full, with the status they had: not delivered
     /// again until it changes.

@@ -56,15 +56,6 @@ pub type RankingLoader = Arc<dyn Fn(&Path, Option<&Path>) -> Ranking + Send + Sy
 /// The server's clock (the binary pins it with `MNEMO_NOW` for tests).
 pub type Clock = Arc<dyn Fn() -> mnemo_core::Timestamp + Send + Sync>;
 
-/// The system clock.
-pub fn system_clock() -> Clock {
-    Arc::new(|| {
-        mnemo_core::Timestamp(
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64),
-        )
-    })
-}
-
 /// What the binary hands the server.
 #[derive(Clone)]
 pub struct ServerConfig {

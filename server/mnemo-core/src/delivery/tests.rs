@@ -89,10 +89,3 @@ fn a_body_the_budget_cut_was_not_delivered_in_full() {
     assert!(lines.last().unwrap().contains("`mnemo expand 9`"), "{lines:?}");
     assert!(!told.holds(&long) && told.listed.contains(&9));
 }
-
-#[test]
-fn old_session_files_read_their_injected_ids_as_listed() {
-    let told: Told = serde_json::from_str(r#"{"injected": [3, 4]}"#).unwrap();
-    assert_eq!(told.listed, [3, 4]);
-    assert!(told.delivered.is_empty());
-}
