@@ -27,11 +27,11 @@
 
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
-const { spawn, execFileSync } = require('node:child_process');
+const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 
-const { mnemoBinary, harnessBinary, scratchRepo, mnemo } = require('./lib');
+const { mnemoBinary, harnessBinary, scratchRepo, mnemo, runHarness } = require('./lib');
 const { fakeAnthropic, toolNames, parts, hookContexts } = require('./fake-anthropic');
 
 const RUN_TIMEOUT_MS = 120_000;
@@ -115,33 +115,12 @@ async function runClaude(repo, name, prompt, script, extraArgs = []) {
   const claude = harnessBinary('claude');
   const api = await fakeAnthropic(script);
   const args = ['-p', prompt, '--output-format', 'json', '--permission-mode', 'acceptEdits', ...extraArgs];
-  const child = spawn(claude, args, {
+  const { code: status, signal, stdout, stderr, timedOut } = await runHarness(claude, args, {
     cwd: repo.root,
     env: claudeEnv(repo, api),
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
+    timeoutMs: RUN_TIMEOUT_MS,
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    try {
-      process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      child.kill('SIGKILL');
-    }
-  }, RUN_TIMEOUT_MS);
-  const code = await new Promise((resolve) => {
-    child.on('error', (e) => {
-      stderr += `\nspawn failed: ${e.message}`;
-      resolve(null);
-    });
-    child.on('close', (status, signal) => resolve(status ?? signal));
-  });
-  clearTimeout(timer);
+  const code = status ?? signal;
   await api.close();
   if (process.env.HARNESS_DUMP) {
     fs.mkdirSync(process.env.HARNESS_DUMP, { recursive: true });

@@ -17,13 +17,13 @@
 
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
-const { spawn, execFileSync } = require('node:child_process');
+const { execFileSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const { mnemoBinary, harnessBinary, scratchRepo, mnemo } = require('./lib.js');
+const { mnemoBinary, harnessBinary, scratchRepo, mnemo, runHarness } = require('./lib.js');
 const {
   fakeOpenAI,
   shell,
@@ -258,35 +258,7 @@ function runCodex(repo, api, prompt, extra = []) {
     ...extra,
     prompt,
   ];
-  return new Promise((resolve, reject) => {
-    const child = spawn(harnessBinary('codex'), args, {
-      cwd: repo.root,
-      env: repo.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        child.kill('SIGKILL');
-      }
-    }, RUN_TIMEOUT_MS);
-    child.on('error', (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr, timedOut });
-    });
-  });
+  return runHarness(harnessBinary('codex'), args, { cwd: repo.root, env: repo.env, timeoutMs: RUN_TIMEOUT_MS });
 }
 
 /** A run's outcome for failure messages: exit, Codex's output, the recorded requests. */

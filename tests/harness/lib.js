@@ -3,7 +3,7 @@
 // that stands in for a model API.
 'use strict';
 
-const { execFileSync } = require('node:child_process');
+const { execFileSync, spawn } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
@@ -103,4 +103,37 @@ function recordingServer(handler) {
   });
 }
 
-module.exports = { mnemoBinary, harnessBinary, scratchRepo, mnemo, recordingServer };
+/**
+ * Run a harness: `binary args` in `cwd` with `env`, its output collected;
+ * the child and its whole process group (hooks, MCP servers) are killed
+ * after `timeoutMs`. Resolves to {code, signal, stdout, stderr, timedOut};
+ * a spawn failure resolves with code null and the reason in stderr.
+ */
+function runHarness(binary, args, { cwd, env, timeoutMs }) {
+  return new Promise((resolve) => {
+    const child = spawn(binary, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    }, timeoutMs);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      resolve({ code: null, signal: null, stdout, stderr: `${stderr}\nspawn failed: ${e.message}`, timedOut });
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, timedOut });
+    });
+  });
+}
+
+module.exports = { mnemoBinary, harnessBinary, scratchRepo, mnemo, recordingServer, runHarness };
