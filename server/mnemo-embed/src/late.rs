@@ -13,13 +13,25 @@ use crate::{BATCH_SIZE, EmbedError, Embedder, unit_length};
 pub type TokenVectors = Vec<Vec<f32>>;
 
 impl Embedder {
-    /// The token vectors of each text, in the order of `texts`.
+    /// The token vectors of each note's text (the declared passage prefix
+    /// before each), in the order of `texts`.
     pub fn token_vectors<S: AsRef<str> + Send + Sync>(&mut self, texts: &[S]) -> Result<Vec<TokenVectors>, EmbedError> {
+        let texts: Vec<String> = texts.iter().map(|t| self.declaration.passage_text(t.as_ref())).collect();
+        self.token_vectors_as_given(&texts)
+    }
+
+    /// The token vectors of a query (the declared query prefix before it).
+    pub fn query_token_vectors(&mut self, query: &str) -> Result<TokenVectors, EmbedError> {
+        let text = self.declaration.query_text(query);
+        Ok(self.token_vectors_as_given(&[text])?.pop().unwrap_or_default())
+    }
+
+    fn token_vectors_as_given(&mut self, texts: &[String]) -> Result<Vec<TokenVectors>, EmbedError> {
         let mut by_length: Vec<usize> = (0..texts.len()).collect();
-        by_length.sort_by_key(|&i| texts[i].as_ref().len());
+        by_length.sort_by_key(|&i| texts[i].len());
         let mut out: Vec<TokenVectors> = vec![Vec::new(); texts.len()];
         for indices in by_length.chunks(BATCH_SIZE) {
-            let slice: Vec<&str> = indices.iter().map(|&i| texts[i].as_ref()).collect();
+            let slice: Vec<&str> = indices.iter().map(|&i| texts[i].as_str()).collect();
             let output =
                 self.model.transform(&slice, Some(BATCH_SIZE)).map_err(|e| EmbedError::Embed(e.to_string()))?;
             let mut position = 0;
@@ -46,16 +58,17 @@ impl Embedder {
         Ok(out)
     }
 
-    /// MaxSim of `query` against each of `documents`.
+    /// MaxSim of `query` against each of `documents` (notes' texts), each side
+    /// with its declared prefix.
     pub fn late_scores<S: AsRef<str> + Send + Sync>(
         &mut self,
         query: &str,
         documents: &[S],
     ) -> Result<Vec<f64>, EmbedError> {
         let started = std::time::Instant::now();
-        let mut texts: Vec<&str> = vec![query];
-        texts.extend(documents.iter().map(AsRef::as_ref));
-        let vectors = self.token_vectors(&texts)?;
+        let mut texts: Vec<String> = vec![self.declaration.query_text(query)];
+        texts.extend(documents.iter().map(|d| self.declaration.passage_text(d.as_ref())));
+        let vectors = self.token_vectors_as_given(&texts)?;
         let (query, documents) = vectors.split_first().expect("the query's vectors come first");
         let scores = documents.iter().map(|document| max_sim(query, document)).collect();
         tracing::debug!(

@@ -4,15 +4,25 @@
 //! Nothing here downloads anything. A missing model, a broken model or a
 //! missing/too old ONNX Runtime is an [`EmbedError`] the caller reports (and
 //! recall falls back to lexical-only); it is never a panic.
+//!
+//! The model directory declares how its model is run (`mnemo-model.toml`:
+//! pooling, normalisation, maximum length, dimensions, query and passage
+//! prefixes; `declaration.rs`), and a declaration that does not match the
+//! files is refused. Queries and notes are embedded through separate calls
+//! ([`Embedder::embed_queries`], [`Embedder::embed_passages`]) because a
+//! model may want a different prefix on each side.
 
+mod declaration;
 mod late;
 mod location;
+mod onnx_signature;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
-use fastembed::{InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel};
+use fastembed::{InitOptionsUserDefined, OutputKey, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel};
 
+pub use declaration::{DECLARATION_FILE, Declaration, PoolingKind};
 pub use late::{TokenVectors, max_sim};
 pub use location::{ModelLocation, default_model_dir};
 
@@ -29,13 +39,25 @@ pub enum EmbedError {
     Runtime { path: PathBuf, reason: String },
     #[error("cannot load the embedding model in {dir}: {reason}; reinstall it with scripts/install-model")]
     Model { dir: PathBuf, reason: String },
+    #[error("the model in {dir} cannot be used: {reason}")]
+    Unsupported { dir: PathBuf, reason: String },
+    #[error(
+        "the model in {dir} is not declared: write {dir}/mnemo-model.toml (pooling, normalize, max_length, dimensions; see docs/models.md)"
+    )]
+    Undeclared { dir: PathBuf },
+    #[error("{file}: {reason}; fix the declaration (docs/models.md)")]
+    BadDeclaration { file: PathBuf, reason: String },
+    #[error("{file} does not match the model: {reason}; fix the declaration")]
+    Mismatch { file: PathBuf, reason: String },
     #[error("embedding failed: {0}")]
     Embed(String),
 }
 
-/// A loaded model: `embed` turns texts into unit-length vectors.
+/// A loaded model, run as its directory declares: `embed_queries` and
+/// `embed_passages` turn texts into vectors (unit length unless declared otherwise).
 pub struct Embedder {
     model: TextEmbedding,
+    declaration: Declaration,
     identity: String,
     dims: usize,
 }
@@ -46,11 +68,22 @@ impl std::fmt::Debug for Embedder {
     }
 }
 
+/// The outputs an embedding is read from, in fastembed's order of preference.
+const EMBEDDING_OUTPUT: &[OutputKey] = &[
+    OutputKey::OnlyOne,
+    OutputKey::ByName("text_embeds"),
+    OutputKey::ByName("last_hidden_state"),
+    OutputKey::ByName("sentence_embedding"),
+];
+
 const MODEL_FILES: [&str; 5] =
     ["model.onnx", "tokenizer.json", "config.json", "special_tokens_map.json", "tokenizer_config.json"];
 
 impl Embedder {
-    /// Load the model and ONNX Runtime named by `location`.
+    /// Load the model and ONNX Runtime named by `location`, run as the
+    /// directory's `mnemo-model.toml` declares; refuse a declaration the
+    /// files contradict (the model's inputs, the tokenizer's and the model's
+    /// maximum length, the dimensions the model produces).
     pub fn load(location: &ModelLocation) -> Result<Embedder, EmbedError> {
         let started = std::time::Instant::now();
         let dir = &location.model_dir;
@@ -62,25 +95,48 @@ impl Embedder {
         let environment = runtime_environment(&location.onnxruntime)?;
         let model_error = |reason: String| EmbedError::Model { dir: dir.clone(), reason };
         let read = |file: &str| std::fs::read(dir.join(file)).map_err(|e| model_error(format!("{file}: {e}")));
+        let onnx = read("model.onnx")?;
+        let signature = onnx_signature::Signature::read(&onnx).map_err(model_error)?;
+        signature.check_feedable().map_err(|reason| EmbedError::Unsupported { dir: dir.clone(), reason })?;
+        let declaration_file = dir.join(DECLARATION_FILE);
+        let declaration = Declaration::for_directory(dir).map_err(|e| match e {
+            declaration::DeclarationError::Missing => EmbedError::Undeclared { dir: dir.clone() },
+            declaration::DeclarationError::Invalid { reason } => {
+                EmbedError::BadDeclaration { file: declaration_file.clone(), reason }
+            }
+        })?;
+        let mismatch = |reason: String| EmbedError::Mismatch { file: declaration_file.clone(), reason };
         let tokenizer = TokenizerFiles {
             tokenizer_file: read("tokenizer.json")?,
             config_file: read("config.json")?,
             special_tokens_map_file: read("special_tokens_map.json")?,
             tokenizer_config_file: read("tokenizer_config.json")?,
         };
-        let user_model = UserDefinedEmbeddingModel::new(read("model.onnx")?, tokenizer).with_pooling(Pooling::Mean);
-        let options = InitOptionsUserDefined::new().with_environment(environment).with_max_length(256);
+        declaration.check_lengths(&tokenizer.tokenizer_config_file, &tokenizer.config_file).map_err(mismatch)?;
+        let pooling = match declaration.pooling {
+            PoolingKind::Mean => Pooling::Mean,
+            PoolingKind::Cls => Pooling::Cls,
+        };
+        let user_model = UserDefinedEmbeddingModel::new(onnx, tokenizer).with_pooling(pooling);
+        let options =
+            InitOptionsUserDefined::new().with_environment(environment).with_max_length(declaration.max_length);
         let model = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
             TextEmbedding::try_new_from_user_defined(user_model, options)
         }))
         .map_err(|_| model_error("the model loader panicked".into()))?
         .map_err(|e| model_error(e.to_string()))?;
-        let identity = identity(dir);
-        let mut embedder = Embedder { model, identity, dims: 0 };
-        let probe = embedder.embed(&["probe"])?;
+        let identity = declaration.identity(&model_identity(dir));
+        let mut embedder = Embedder { model, declaration, identity, dims: 0 };
+        let probe = embedder.embed_passages(&["probe"])?;
         embedder.dims = probe.first().map_or(0, Vec::len);
         if embedder.dims == 0 {
             return Err(model_error("the model produced an empty embedding".into()));
+        }
+        if embedder.dims != embedder.declaration.dimensions {
+            return Err(mismatch(format!(
+                "it declares {} dimensions, model.onnx produces {}",
+                embedder.declaration.dimensions, embedder.dims
+            )));
         }
         tracing::info!(
             dir = %dir.display(),
@@ -92,7 +148,8 @@ impl Embedder {
         Ok(embedder)
     }
 
-    /// What the vectors were made with; stored beside them so a model change is noticed.
+    /// What the vectors were made with — the model and the settings it was
+    /// run with; stored beside them so a change of either is noticed.
     pub fn identity(&self) -> &str {
         &self.identity
     }
@@ -101,32 +158,77 @@ impl Embedder {
         self.dims
     }
 
-    /// Embed `texts` in batches; every vector has unit length, in the order
-    /// of `texts`. A batch is padded to its longest text, so texts are
-    /// batched in order of length: on the eval corpus that embeds 2.4 times
-    /// faster than batching them as they come. They are handed to the
-    /// runtime a few batches at a time, so memory stays flat however many
-    /// there are.
-    pub fn embed<S: AsRef<str> + Send + Sync>(&mut self, texts: &[S]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        self.embed_with_progress(texts, |_, _| {})
+    /// How this model is run.
+    pub fn declaration(&self) -> &Declaration {
+        &self.declaration
     }
 
-    /// [`Embedder::embed`], calling `progress(done, total)` after each few batches.
-    pub fn embed_with_progress<S: AsRef<str> + Send + Sync>(
+    /// Embed search queries (the declared query prefix before each), in the
+    /// order of `texts`.
+    pub fn embed_queries<S: AsRef<str>>(&mut self, texts: &[S]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let texts: Vec<String> = texts.iter().map(|t| self.declaration.query_text(t.as_ref())).collect();
+        self.embed_texts(&texts, |_, _| {})
+    }
+
+    /// The query side, as [`Embedder::embed_queries`]; kept while `mnemo eval` calls it.
+    pub fn embed<S: AsRef<str>>(&mut self, texts: &[S]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.embed_queries(texts)
+    }
+
+    /// Embed notes' texts (the declared passage prefix before each), in the
+    /// order of `texts`.
+    pub fn embed_passages<S: AsRef<str>>(&mut self, texts: &[S]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.embed_passages_with_progress(texts, |_, _| {})
+    }
+
+    /// [`Embedder::embed_passages`], calling `progress(done, total)` after each few batches.
+    pub fn embed_passages_with_progress<S: AsRef<str>>(
         &mut self,
         texts: &[S],
+        progress: impl FnMut(usize, usize),
+    ) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let texts: Vec<String> = texts.iter().map(|t| self.declaration.passage_text(t.as_ref())).collect();
+        self.embed_texts(&texts, progress)
+    }
+
+    /// Embed `texts` as given, in batches, pooled as declared (and scaled to
+    /// unit length when declared), in the order of `texts`. A batch is padded
+    /// to its longest text, so texts are batched in order of length: on the
+    /// eval corpus that embeds 2.4 times faster than batching them as they
+    /// come. They are handed to the runtime a few batches at a time, so
+    /// memory stays flat however many there are.
+    fn embed_texts(
+        &mut self,
+        texts: &[String],
         mut progress: impl FnMut(usize, usize),
     ) -> Result<Vec<Vec<f32>>, EmbedError> {
         let started = std::time::Instant::now();
+        let pooling = match self.declaration.pooling {
+            PoolingKind::Mean => Pooling::Mean,
+            PoolingKind::Cls => Pooling::Cls,
+        };
+        let embed_error = |e: fastembed::Error| EmbedError::Embed(e.to_string());
         let mut by_length: Vec<usize> = (0..texts.len()).collect();
-        by_length.sort_by_key(|&i| texts[i].as_ref().len());
+        by_length.sort_by_key(|&i| texts[i].len());
         let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
         let mut done = 0;
         for indices in by_length.chunks(BATCH_SIZE * 4) {
-            let slice: Vec<&str> = indices.iter().map(|&i| texts[i].as_ref()).collect();
-            let vectors = self.model.embed(&slice, Some(BATCH_SIZE)).map_err(|e| EmbedError::Embed(e.to_string()))?;
-            for (&i, vector) in indices.iter().zip(vectors) {
-                out[i] = unit_length(vector);
+            let slice: Vec<&str> = indices.iter().map(|&i| texts[i].as_str()).collect();
+            let output = self.model.transform(&slice, Some(BATCH_SIZE)).map_err(embed_error)?;
+            let mut position = 0;
+            for batch in output.into_raw() {
+                let pooled =
+                    batch.select_and_pool_output(&EMBEDDING_OUTPUT, Some(pooling.clone())).map_err(embed_error)?;
+                for row in pooled.rows() {
+                    let index =
+                        *indices.get(position).ok_or_else(|| EmbedError::Embed("more vectors than texts".into()))?;
+                    let vector = row.to_vec();
+                    out[index] = if self.declaration.normalize { unit_length(vector) } else { vector };
+                    position += 1;
+                }
+            }
+            if position != indices.len() {
+                return Err(EmbedError::Embed(format!("{} vectors for {} texts", position, indices.len())));
             }
             done += indices.len();
             progress(done, texts.len());
@@ -145,7 +247,7 @@ fn unit_length(mut v: Vec<f32>) -> Vec<f32> {
 }
 
 /// The installed model's `identity` file, else the model file's size as a fallback.
-fn identity(dir: &Path) -> String {
+fn model_identity(dir: &Path) -> String {
     match std::fs::read_to_string(dir.join("identity")) {
         Ok(text) if !text.trim().is_empty() => text.trim().to_string(),
         _ => {

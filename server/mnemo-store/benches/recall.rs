@@ -61,7 +61,7 @@ fn main() {
         let prepared = prepare(text.as_bytes(), Actor::Agent).unwrap();
         let chunks: Vec<Vec<String>> = prepared.texts().iter().map(|(t, b)| embedding_chunks(t, b)).collect();
         let flat: Vec<&str> = chunks.iter().flatten().map(String::as_str).collect();
-        let vectors = embedder.embed(&flat).unwrap();
+        let vectors = embedder.embed_passages(&flat).unwrap();
         let mut vectors = vectors.into_iter();
         let grouped: Vec<Vec<Vec<f32>>> = chunks.iter().map(|c| vectors.by_ref().take(c.len()).collect()).collect();
         let embed_time = started.elapsed();
@@ -70,7 +70,7 @@ fn main() {
         let import_time = started.elapsed();
 
         let request = RecallRequest::new("bench", 10);
-        let query_vectors = embedder.embed(&QUERIES).unwrap();
+        let query_vectors = embedder.embed_queries(&QUERIES).unwrap();
         for (query, vector) in QUERIES.iter().zip(&query_vectors) {
             store.recall(query, Some(vector), &request, DEFAULT_POOL).unwrap();
         }
@@ -78,7 +78,7 @@ fn main() {
         for round in 0..5 {
             for (index, query) in QUERIES.iter().enumerate() {
                 let started = Instant::now();
-                let vector = embedder.embed(&[*query]).unwrap().pop().unwrap();
+                let vector = embedder.embed_queries(&[*query]).unwrap().pop().unwrap();
                 let answer = store.recall(query, Some(&vector), &request, DEFAULT_POOL).unwrap();
                 full.push(started.elapsed());
                 assert!(!answer.answer.results.is_empty(), "round {round}");

@@ -100,7 +100,7 @@ impl Semantic {
         let texts: Vec<&str> = chunked.iter().flatten().map(String::as_str).collect();
         let progress = progress_bar(texts.len());
         let flat = embedder
-            .embed_with_progress(&texts, |done, _| progress.set_position(done as u64))
+            .embed_passages_with_progress(&texts, |done, _| progress.set_position(done as u64))
             .map_err(|e| e.to_string());
         progress.finish_and_clear();
         let flat = flat?;

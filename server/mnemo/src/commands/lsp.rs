@@ -46,7 +46,7 @@ fn load(config: Result<&WorkspaceConfig, String>, store_path: &Path, model_dir: 
         let semantic = Arc::new(Mutex::new(semantic));
         Arc::new(move |query: &str| -> Option<Vec<f32>> {
             let mut semantic = semantic.lock().ok()?;
-            semantic.embedder()?.embed(&[query]).ok()?.pop()
+            semantic.embedder()?.embed_queries(&[query]).ok()?.pop()
         }) as EmbedQuery
     });
     Ranking { embed, lexical_reason }
