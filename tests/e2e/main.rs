@@ -19,6 +19,7 @@ pub(crate) mod lsp;
 mod lsp_editing;
 pub(crate) mod mcp;
 mod mirror;
+mod models;
 mod recall;
 mod support;
 mod trust;

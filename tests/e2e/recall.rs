@@ -190,6 +190,11 @@ fn a_changed_or_broken_model_falls_back_to_lexical_and_reindex_recovers() {
             .unwrap();
     }
     std::fs::write(other_model.join("identity"), "a retrained model\n").unwrap();
+    std::fs::write(
+        other_model.join("mnemo-model.toml"),
+        "pooling = \"mean\"\nnormalize = true\nmax_length = 256\ndimensions = 384\n",
+    )
+    .unwrap();
     let run = |args: &[&str]| env.command(args).env("MNEMO_MODEL_DIR", &other_model).output().unwrap();
     let out = run(&["recall", "daemon", "--json"]);
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
