@@ -20,7 +20,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::index_line::index_line;
+use crate::index_line::framed_index_line;
 use crate::lifecycle::Status;
 use crate::model::{Kind, NoteId, NoteView};
 use crate::recall::trust_frame;
@@ -109,7 +109,7 @@ pub fn in_full(
 ) -> Vec<String> {
     let mut whole: Vec<NoteView> = views.to_vec();
     let title_line = |view: &NoteView| match title {
-        TitleLine::Index => format!("- {} {}", index_line(&view.note, &view.state, now), framed(view)),
+        TitleLine::Index => format!("- {}", framed_index_line(view, now)),
         TitleLine::Plain => format!("- [#{}] {} {}", view.note.id, view.note.content.title, framed(view)),
     };
     let titles: usize = whole.iter().map(|v| title_line(v).len() + 1).sum();
@@ -138,7 +138,7 @@ pub fn listed(views: &[NoteView], now: Timestamp, told: &mut Told, budget: &mut 
         if told.listed.contains(&view.note.id) {
             continue;
         }
-        let line = format!("{} {}", index_line(&view.note, &view.state, now), framed(view));
+        let line = framed_index_line(view, now);
         if !budget.take(&line) {
             break;
         }

@@ -3,7 +3,8 @@
 //! The state marker leads the title so a scan of the column shows it.
 
 use crate::lifecycle::{NoteState, Status};
-use crate::model::Note;
+use crate::model::{Note, NoteView};
+use crate::recall::trust_frame;
 use crate::time::Timestamp;
 
 /// The marker for a non-active state, e.g. `[SUPERSEDED by #415]`.
@@ -30,6 +31,14 @@ pub fn index_line(note: &Note, state: &NoteState, now: Timestamp) -> String {
         c.title,
         note.created_at.age(now)
     )
+}
+
+/// The index line an agent reads: the note's [`index_line`] followed by its
+/// trust frame, `[#412] gotcha/high · agent · … · 3d (recorded by an agent
+/// session; verify before relying on it)`. Hooks, recall and MCP print this.
+pub fn framed_index_line(view: &NoteView, now: Timestamp) -> String {
+    let frame = trust_frame(view.state.provenance, view.note.content.quote.as_deref());
+    format!("{} ({frame})", index_line(&view.note, &view.state, now))
 }
 
 #[cfg(test)]
@@ -68,5 +77,32 @@ mod tests {
             [#412] gotcha/high · agent · [EXPIRED] Workspace lock released before daemon restart · 3d
             [#412] gotcha/high · agent · [SUPERSEDED by #415] Workspace lock released before daemon restart · 3d"#]]
         .assert_eq(&lines.join("\n"));
+    }
+
+    #[test]
+    fn an_agents_line_carries_the_trust_frame_with_the_users_quote() {
+        let mut note = Note {
+            id: 7,
+            workspace: "/w".into(),
+            content: NewNote {
+                kind: Kind::Directive,
+                priority: Priority::Medium,
+                title: "Never force-push to main".into(),
+                body: String::new(),
+                provenance: Provenance::UserStated,
+                quote: Some("never force-push to main".into()),
+                anchors: vec![],
+            },
+            created_at: Timestamp(0),
+        };
+        let state = created(Provenance::UserStated, Timestamp(0));
+        let quoted = framed_index_line(&NoteView { note: note.clone(), state: state.clone() }, Timestamp(60));
+        note.content.quote = None;
+        let agent =
+            framed_index_line(&NoteView { note, state: created(Provenance::Agent, Timestamp(0)) }, Timestamp(60));
+        expect_test::expect![[r#"
+            [#7] directive/medium · user-stated · Never force-push to main · 1min (the user said: «never force-push to main»)
+            [#7] directive/medium · agent · Never force-push to main · 1min (recorded by an agent session; verify before relying on it)"#]]
+        .assert_eq(&[quoted, agent].join("\n"));
     }
 }

@@ -434,6 +434,10 @@ impl LanguageServer for Backend {
                 } else {
                     let mut request = RecallRequest::new(workspace_id, 50);
                     request.mode = mode;
+                    // The symbol picker is a person searching, who sees every
+                    // line and filters as they type: weak matches are shown,
+                    // ranked, rather than held back as they are for agents.
+                    request.abstain = false;
                     store.recall(&query, vector.as_deref(), &request, DEFAULT_POOL)?.answer
                 };
                 let notes = answer

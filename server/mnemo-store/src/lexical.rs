@@ -21,6 +21,18 @@ const STOPWORDS: &[&str] = &[
 
 /// The FTS5 MATCH expression for a free-text query; `None` when it has no words.
 pub fn match_expression(query: &str) -> Option<String> {
+    Some(query_words(query)?.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(" OR "))
+}
+
+/// The FTS5 expression a note matches when it holds every word of `query`
+/// (stopwords aside): recall's evidence that a short query (an identifier, an
+/// error string) is found whole.
+pub fn every_word_expression(query: &str) -> Option<String> {
+    Some(query_words(query)?.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(" AND "))
+}
+
+/// The query's words, lowercased, stopwords and repeats left out.
+fn query_words(query: &str) -> Option<Vec<String>> {
     let mut words: Vec<String> = Vec::new();
     for word in query.split(|c: char| !c.is_alphanumeric() && c != '_').filter(|w| !w.is_empty()) {
         let word = word.to_lowercase();
@@ -32,7 +44,7 @@ pub fn match_expression(query: &str) -> Option<String> {
     if words.is_empty() {
         return None;
     }
-    Some(words.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(" OR "))
+    Some(words)
 }
 
 impl Store {
@@ -53,6 +65,23 @@ impl Store {
             stmt.query_map(params![expression, limit as i64, workspace, TITLE_WEIGHT], |r| Ok((r.get(0)?, r.get(1)?)))?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
+
+    /// Which of `ids` hold every word of `query` ([`every_word_expression`]).
+    pub fn every_word_matches(
+        &self,
+        query: &str,
+        ids: &[NoteId],
+    ) -> Result<std::collections::HashSet<NoteId>, StoreError> {
+        let Some(expression) = every_word_expression(query) else { return Ok(Default::default()) };
+        let mut stmt = self.conn.prepare_cached("SELECT 1 FROM notes_fts WHERE notes_fts MATCH ?1 AND rowid = ?2")?;
+        let mut out = std::collections::HashSet::new();
+        for &id in ids {
+            if stmt.exists(params![expression, id])? {
+                out.insert(id);
+            }
+        }
+        Ok(out)
+    }
 }
 
 #[cfg(test)]
@@ -64,6 +93,10 @@ mod tests {
         assert_eq!(match_expression("How do I purge the X-Cache?").as_deref(), Some("\"purge\" OR \"x\" OR \"cache\""));
         assert_eq!(match_expression("\"unbalanced AND (NEAR* ^").as_deref(), Some("\"unbalanced\" OR \"near\""));
         assert_eq!(match_expression("the of a ??"), None);
+        assert_eq!(
+            every_word_expression("How do I purge the X-Cache?").as_deref(),
+            Some("\"purge\" AND \"x\" AND \"cache\"")
+        );
         assert_eq!(
             match_expression("LARDER_CACHE_DIR src/lock.rs").as_deref(),
             Some("\"larder_cache_dir\" OR \"src\" OR \"lock\" OR \"rs\"")

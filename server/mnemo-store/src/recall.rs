@@ -37,6 +37,7 @@ pub struct RecallOutcome {
 struct Evidence {
     lexical: Option<f64>,
     similarity: Option<f64>,
+    every_word: bool,
 }
 
 impl Store {
@@ -85,6 +86,14 @@ impl Store {
                         evidence.entry(id).or_default().similarity = Some(1.0 - f64::from(distance));
                         nearest += 1;
                     }
+                }
+            }
+            let lexical_ids: Vec<NoteId> =
+                evidence.iter().filter(|(_, e)| e.lexical.is_some()).map(|(id, _)| *id).collect();
+            let every_word = store.every_word_matches(text, &lexical_ids)?;
+            for id in &every_word {
+                if let Some(e) = evidence.get_mut(id) {
+                    e.every_word = true;
                 }
             }
             let mut candidates = Vec::with_capacity(evidence.len());
@@ -172,6 +181,7 @@ impl Store {
             successor,
             lexical: evidence.lexical,
             similarity: evidence.similarity,
+            every_word: evidence.every_word,
             late: None,
         }))
     }

@@ -251,6 +251,9 @@ pub struct Recall {
     /// Print full bodies instead of the index tier
     #[arg(long)]
     pub expand: bool,
+    /// Return the best matches even when none is a confident match
+    #[arg(long)]
+    pub all: bool,
 }
 
 #[derive(Args)]

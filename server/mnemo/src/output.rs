@@ -101,3 +101,22 @@ pub fn event_text(event: &StoredEvent) -> String {
 pub fn print_json(value: &Value) {
     println!("{}", serde_json::to_string_pretty(value).expect("JSON values serialise"));
 }
+
+/// `text` as one shell word, for a command printed for people to copy:
+/// quoted only when it holds more than letters, digits, spaces and `-_./:`
+/// (a query's words stay separate words when unquoted, which recall reads the same).
+pub fn shell_words(text: &str) -> String {
+    let plain = |c: char| c.is_alphanumeric() || " -_./:".contains(c);
+    if text.chars().all(plain) { text.to_string() } else { format!("'{}'", text.replace('\'', "'\\''")) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_query_is_quoted_only_when_the_shell_would_read_it_otherwise() {
+        assert_eq!(shell_words("zebra quantum xylophone"), "zebra quantum xylophone");
+        assert_eq!(shell_words("what's $HOME?"), "'what'\\''s $HOME?'");
+    }
+}

@@ -2,6 +2,10 @@
 //! evidence into one score, let a successor inherit the score of the note it
 //! superseded, apply the filters, and count everything the filters hid.
 //!
+//! When no result is a confident match ([`relevance::confident`]) recall
+//! abstains: it answers "no confident match" with how many weaker matches it
+//! held back ([`Abstention`]), unless the request asks for them all.
+//!
 //! **Invariant:** nothing is hidden silently. Every filtered note that would
 //! have ranked inside the match window is counted by reason, and hidden stale
 //! and superseded matches are named by id.
@@ -34,6 +38,8 @@ pub struct Candidate {
     pub lexical: Option<f64>,
     /// Cosine similarity when the vector search returned it.
     pub similarity: Option<f64>,
+    /// Whether the note holds every word of the query (a full-text AND match).
+    pub every_word: bool,
     /// Late-interaction (token MaxSim) score, when the candidate was among
     /// the ones reranked ([`rerank_targets`]).
     pub late: Option<f64>,
@@ -87,6 +93,9 @@ pub struct RecallRequest {
     pub limit: usize,
     pub mode: RankingMode,
     pub fusion: Fusion,
+    /// Answer "no confident match" rather than return only weak matches
+    /// (default); `false` returns them (`--all`).
+    pub abstain: bool,
 }
 
 impl RecallRequest {
@@ -98,6 +107,7 @@ impl RecallRequest {
             limit,
             mode: RankingMode::Hybrid,
             fusion: Fusion::default(),
+            abstain: true,
         }
     }
 
@@ -116,10 +126,38 @@ pub struct Ranked {
     pub via_superseded: Option<NoteId>,
 }
 
+/// Recall found matches but none it is confident of, and held them back.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Abstention {
+    /// How many weaker matches would have been returned.
+    pub held_back: usize,
+    /// The best cosine similarity among them (`None` without vectors).
+    pub best_similarity: Option<f64>,
+}
+
+impl Abstention {
+    /// For people: `no confident match: 7 weaker matches held back (best
+    /// similarity 0.19, below 0.25)`; the caller says how to see them.
+    pub fn describe(&self) -> String {
+        let matches = if self.held_back == 1 { "match" } else { "matches" };
+        let best = match self.best_similarity {
+            Some(s) => format!(" (best similarity {s:.2}, below {:.2})", relevance::SIMILARITY_FLOOR),
+            None => String::new(),
+        };
+        format!("no confident match: {} weaker {matches} held back{best}", self.held_back)
+    }
+}
+
 /// The answer: results plus what the filters hid.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RecallAnswer {
     pub results: Vec<Ranked>,
+    /// Set when recall abstained: `results` is then empty.
+    pub abstention: Option<Abstention>,
+    /// The best cosine similarity among the results before any abstention
+    /// (`None`: a result held every query word, or no vectors ranked), for
+    /// the harness's abstention sweep.
+    pub best_similarity: Option<f64>,
     /// Hidden matches by reason: `stale`, `revoked`, `superseded`, `expired`,
     /// `other kind`, `other workspace`.
     pub hidden: BTreeMap<&'static str, usize>,
@@ -250,12 +288,32 @@ pub fn rank(candidates: &[Candidate], request: &RecallRequest) -> RecallAnswer {
             _ => {}
         }
     }
+    abstain_unless_confident(&mut answer, &by_id, request);
     let other_workspaces =
         ordered.iter().filter(|(id, score)| by_id[id].workspace != request.workspace && *score >= window_floor).count();
     if other_workspaces > 0 {
         answer.hidden.insert("other workspace", other_workspaces);
     }
     answer
+}
+
+/// Hold back results none of which is a confident match (judged by the note
+/// itself or the superseded note whose rank it inherited).
+fn abstain_unless_confident(answer: &mut RecallAnswer, by_id: &HashMap<NoteId, &Candidate>, request: &RecallRequest) {
+    let evidence = |r: &Ranked| [Some(r.id), r.via_superseded].into_iter().flatten().filter_map(|id| by_id.get(&id));
+    let confident = answer.results.iter().any(|r| evidence(r).any(|c| relevance::confident(c, request.mode)));
+    let best = answer
+        .results
+        .iter()
+        .flat_map(|r| evidence(r).filter_map(|c| c.similarity).collect::<Vec<_>>())
+        .fold(None, |best: Option<f64>, s| Some(best.map_or(s, |b| b.max(s))));
+    let every_word = answer.results.iter().any(|r| evidence(r).any(|c| c.every_word));
+    answer.best_similarity = if every_word || request.mode == RankingMode::LexicalOnly { None } else { best };
+    if confident || !request.abstain || answer.results.is_empty() {
+        return;
+    }
+    answer.abstention = Some(Abstention { held_back: answer.results.len(), best_similarity: best });
+    answer.results.clear();
 }
 
 #[cfg(test)]

@@ -14,7 +14,17 @@ fn candidate(
         Status::Superseded { by } => Some(by),
         _ => None,
     };
-    Candidate { id, workspace: workspace.into(), kind, status, successor, lexical, similarity, late: None }
+    Candidate {
+        id,
+        workspace: workspace.into(),
+        kind,
+        status,
+        successor,
+        lexical,
+        similarity,
+        every_word: false,
+        late: None,
+    }
 }
 
 fn ids(answer: &RecallAnswer) -> Vec<NoteId> {
@@ -95,7 +105,7 @@ fn a_superseded_note_never_outranks_its_successor_even_when_both_are_returned() 
 fn other_workspaces_are_never_returned_only_counted() {
     let c = vec![
         candidate(1, "other", Kind::Gotcha, Status::Active, Some(10.0), Some(0.99)),
-        candidate(2, "w", Kind::Gotcha, Status::Active, None, Some(0.1)),
+        candidate(2, "w", Kind::Gotcha, Status::Active, None, Some(0.3)),
     ];
     let answer = rank(&c, &RecallRequest::new("w", 5));
     assert_eq!(ids(&answer), [2]);
@@ -150,4 +160,40 @@ fn one_wording_of_the_ranking() {
         describe_ranking(RankingMode::LexicalOnly, Some("no model at /m"), 0, None),
         "lexical only (no model at /m)"
     );
+}
+
+#[test]
+fn only_weak_matches_are_held_back_and_counted_unless_all_are_asked_for() {
+    let c = vec![
+        candidate(1, "w", Kind::Gotcha, Status::Active, Some(3.0), Some(0.19)),
+        candidate(2, "w", Kind::Gotcha, Status::Active, None, Some(0.12)),
+        candidate(3, "w", Kind::Gotcha, Status::StaleFlagged, None, Some(0.4)),
+    ];
+    let mut request = RecallRequest::new("w", 10);
+    let answer = rank(&c, &request);
+    assert!(answer.results.is_empty());
+    assert_eq!(answer.abstention, Some(Abstention { held_back: 2, best_similarity: Some(0.19) }));
+    assert_eq!(answer.hidden_stale, [3], "a hidden stale match is still named");
+    assert_eq!(
+        answer.abstention.unwrap().describe(),
+        "no confident match: 2 weaker matches held back (best similarity 0.19, below 0.25)"
+    );
+    request.abstain = false;
+    let all = rank(&c, &request);
+    assert_eq!(ids(&all), [1, 2]);
+    assert_eq!((all.abstention, all.best_similarity), (None, Some(0.19)));
+
+    let mut whole = c.clone();
+    whole[1].every_word = true;
+    request.abstain = true;
+    let answer = rank(&whole, &request);
+    assert_eq!(ids(&answer), [1, 2], "a note holding every query word is a confident match");
+    assert_eq!(answer.best_similarity, None, "confident whatever the floor");
+
+    let mut via = vec![
+        candidate(4, "w", Kind::Gotcha, Status::Superseded { by: 5 }, None, Some(0.6)),
+        candidate(5, "w", Kind::Gotcha, Status::Active, None, None),
+    ];
+    via[1].similarity = None;
+    assert_eq!(ids(&rank(&via, &request)), [5], "confident by the superseded note it replaced");
 }

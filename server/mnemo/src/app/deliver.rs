@@ -85,6 +85,13 @@ pub fn deliver(ctx: &Context, occasion: &Occasion, mut budget: Budget) -> anyhow
                 request.kinds = kinds;
                 // The first stage only: this runs before every prompt.
                 let answer = run_recall(ctx, &mut store, &mut Semantic::load(ctx), prompt, request, 0)?;
+                if let Some(abstention) = answer.answer.abstention {
+                    tracing::info!(
+                        held_back = abstention.held_back,
+                        "prompt recall delivers nothing: {}",
+                        abstention.describe()
+                    );
+                }
                 let told = &mut session.told;
                 let fresh = told.not_yet_delivered(relevant_enough(answer));
                 let relevant = delivery::in_full(&fresh, TitleLine::Index, ctx.now, told, &mut budget);

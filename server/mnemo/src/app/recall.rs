@@ -20,8 +20,10 @@ pub(crate) struct Answer {
     /// Every candidate with its evidence.
     pub(crate) candidates: Vec<mnemo_core::recall::Candidate>,
     pub(crate) mode: RankingMode,
-    reason: Option<String>,
-    reranked: usize,
+    /// Why the ranking is lexical only, when it is.
+    pub(crate) reason: Option<String>,
+    /// How many candidates late interaction reranked.
+    pub(crate) reranked: usize,
 }
 
 /// How many candidates late interaction reranks for this workspace
@@ -98,6 +100,11 @@ pub(crate) fn answer_json(ctx: &Context, a: &Answer) -> Value {
         "hidden": a.answer.hidden,
         "hidden_stale": a.answer.hidden_stale,
         "hidden_superseded": a.answer.hidden_superseded.iter().map(|(id, s)| json!({"id": id, "successor": s})).collect::<Vec<_>>(),
+        "abstention": a.answer.abstention.map(|x| json!({
+            "held_back": x.held_back,
+            "best_similarity": x.best_similarity,
+            "message": x.describe(),
+        })),
         "ranking": a.mode.name(),
         "ranking_reason": a.reason,
         "reranked": a.reranked,
@@ -151,7 +158,7 @@ pub(crate) fn context_json(ctx: &Context, directives: &[NoteView], relevant: &An
 pub(crate) fn relevant_enough(answer: Answer) -> Vec<NoteView> {
     use mnemo_core::recall::relevance;
     let evidence: std::collections::HashMap<_, _> = answer.candidates.iter().map(|c| (c.id, c)).collect();
-    let passes = |id| evidence.get(&id).is_some_and(|c| relevance::relevant_enough(c, answer.mode));
+    let passes = |id| evidence.get(&id).is_some_and(|c| relevance::confident(c, answer.mode));
     answer
         .views
         .into_iter()

@@ -1,8 +1,9 @@
 //! `mnemo eval`: the miss-rate harness. Runs labelled queries (the schema of
 //! eval/queries.jsonl) against a store — a fresh temporary one loaded from
 //! `--corpus`, or the current one — in hybrid, lexical-only and vector-only
-//! modes, and reports recall@k, MRR, misses by stage, silent stale misses and
-//! cross-workspace leaks.
+//! modes, and reports recall@k, hit@k, MRR, misses by stage, silent stale
+//! misses, cross-workspace leaks and abstention (with the sweep of similarity
+//! floors the default was chosen from).
 
 use std::collections::{HashMap, HashSet};
 use std::io::BufRead;
@@ -125,6 +126,8 @@ pub fn run(ctx: &Context, args: Eval) -> anyhow::Result<ExitCode> {
                     candidates: outcome.candidates.iter().map(|c| c.id).collect(),
                     filtered,
                     hidden_stale: outcome.answer.hidden_stale.clone(),
+                    abstained: outcome.answer.abstention.is_some(),
+                    best_similarity: outcome.answer.best_similarity,
                 },
             ));
         }
@@ -178,38 +181,77 @@ fn load_corpus(
     Ok((store, Some(report.ids.into_iter().collect())))
 }
 
+/// Abstention per run, then the sweep of the primary run.
+fn print_abstention(reports: &[(RankingMode, EvalReport)]) {
+    println!(
+        "\n| run | negative: \"no confident match\" | cross-workspace: \"no confident match\" | answerable: wrongly abstained |"
+    );
+    println!("|---|---:|---:|---:|");
+    for (mode, r) in reports {
+        let a = &r.abstention;
+        println!(
+            "| {} | {} of {} | {} of {} | {} of {} |",
+            mode.name(),
+            a.negative.1,
+            a.negative.0,
+            a.cross_workspace.1,
+            a.cross_workspace.0,
+            a.answerable.1,
+            a.answerable.0
+        );
+    }
+    let (mode, primary) = &reports[0];
+    println!(
+        "\nabstention sweep ({}; the default floor is {}): queries abstained on at each similarity floor",
+        mode.name(),
+        mnemo_core::recall::relevance::SIMILARITY_FLOOR
+    );
+    println!("\n| floor | negative | cross-workspace | answerable (lost) |");
+    println!("|---:|---:|---:|---:|");
+    for row in &primary.abstention.sweep {
+        println!("| {:.3} | {} | {} | {} |", row.floor, row.negative, row.cross_workspace, row.answerable);
+    }
+}
+
 fn print_text(ranking: &str, reports: &[(RankingMode, EvalReport)]) {
     let (_, primary) = &reports[0];
     println!("ranking: {ranking}");
     println!("{} queries, {} answerable; k = {}", primary.queries, primary.answerable, primary.k);
     println!(
-        "\n| run | recall@k | MRR | miss rate | filtered | not in candidates | below cutoff | silent stale misses | leaks |"
+        "\n| run | recall@k | hit@k | MRR | miss rate | filtered | not in candidates | below cutoff | abstained | silent stale misses | leaks |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (mode, r) in reports {
         println!(
-            "| {} | {:.3} | {:.3} | {:.3} | {} | {} | {} | {} | {} |",
+            "| {} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} | {} | {} | {} | {} |",
             mode.name(),
             r.recall_at_k,
+            r.hit_at_k,
             r.mrr,
             r.miss_rate,
             r.misses_by_stage["filtered"],
             r.misses_by_stage["not_in_candidates"],
             r.misses_by_stage["below_cutoff"],
+            r.misses_by_stage["abstained"],
             r.silent_stale_misses.len(),
             r.cross_workspace_leaks.len()
         );
     }
     println!(
         "\n| category | queries | {} |",
-        reports.iter().map(|(m, _)| format!("{} recall@k", m.name())).collect::<Vec<_>>().join(" | ")
+        reports.iter().map(|(m, _)| format!("{} recall@k / hit@k", m.name())).collect::<Vec<_>>().join(" | ")
     );
     println!("|---|---:|{}", "---:|".repeat(reports.len()));
     for (category, c) in &primary.by_category {
-        let cells: Vec<String> =
-            reports.iter().map(|(_, r)| format!("{:.3}", r.by_category[category].recall_at_k)).collect();
+        let cells: Vec<String> = reports
+            .iter()
+            .map(|(_, r)| {
+                format!("{:.3} / {:.3}", r.by_category[category].recall_at_k, r.by_category[category].hit_at_k)
+            })
+            .collect();
         println!("| {category} | {} | {} |", c.queries, cells.join(" | "));
     }
+    print_abstention(reports);
     if !primary.silent_stale_misses.is_empty() {
         println!("\nsilent stale misses: {}", primary.silent_stale_misses.join(", "));
     }

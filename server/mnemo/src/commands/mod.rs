@@ -10,7 +10,6 @@ mod import;
 mod lifecycle;
 mod lsp;
 mod mcp;
-mod mcp_stdin;
 mod read;
 mod recall;
 mod remember;

@@ -14,7 +14,7 @@ use crate::app::recall::{
 };
 use crate::cli::{ContextArgs, Expand, Recall};
 use crate::context::Context;
-use crate::output::{note_text, print_json};
+use crate::output::{note_text, print_json, shell_words};
 use crate::semantic::Semantic;
 
 fn print_index(ctx: &Context, a: &Answer) {
@@ -52,12 +52,15 @@ pub fn recall(ctx: &Context, args: Recall) -> anyhow::Result<ExitCode> {
     if args.include_superseded {
         request.states.push("superseded");
     }
+    request.abstain = !args.all;
     let answer = run_recall(ctx, &mut store, &mut semantic, &text, request, rerank_setting(ctx))?;
     if ctx.json {
         print_json(&answer_json(ctx, &answer));
         return Ok(ExitCode::SUCCESS);
     }
-    if answer.views.is_empty() {
+    if let Some(abstention) = answer.answer.abstention {
+        println!("{}; `mnemo recall --all {}` shows them", abstention.describe(), shell_words(&text));
+    } else if answer.views.is_empty() {
         println!("no notes match in workspace {}", ctx.workspace.id);
     } else if args.expand {
         print_expanded(&answer.views);
@@ -107,6 +110,9 @@ pub fn context(ctx: &Context, args: ContextArgs) -> anyhow::Result<ExitCode> {
         if text.trim().is_empty() { "Recent notes".to_string() } else { format!("Notes relevant to: {text}") };
     println!("\n## {heading}");
     print_index(ctx, &relevant);
+    if let Some(abstention) = relevant.answer.abstention {
+        println!("{}; `mnemo recall --all {}` shows them", abstention.describe(), shell_words(&text));
+    }
     if !text.trim().is_empty() {
         println!("hidden: {}", relevant.answer.describe_hidden());
     }
