@@ -2,7 +2,8 @@
 //! a user prompt (kept for quote binding), pre-edit of an anchored file (by
 //! Edit, NotebookEdit or an apply_patch patch), and after compaction — each
 //! note delivered in full once per session (a title listed at session start
-//! is not a delivery), within the budget; and the installers.
+//! is not a delivery), within the budget; prompt recall abstaining on a
+//! nonsense prompt recorded from Claude Code; and the installers.
 
 use std::io::Write;
 use std::process::Stdio;
@@ -223,6 +224,110 @@ fn prompt_recall_pushes_only_what_is_relevant_enough_and_nothing_for_an_off_topi
         "{on_topic}"
     );
     assert!(!on_topic.contains("esbuild") && !on_topic.contains("Release tags"), "only what is relevant: {on_topic}");
+}
+
+/// A payload Claude Code 2.1.197 sent its UserPromptSubmit hook, recorded
+/// in `tests/fixtures/claude-code/` (README.md there says how), with this
+/// workspace's session, cwd and transcript path put in its placeholders.
+fn recorded_payload(env: &Env, fixture: &str, session: &str) -> String {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/claude-code").join(fixture);
+    let recorded = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let cwd = env.root.display().to_string();
+    // Where Claude Code keeps a session's transcript: its projects directory, the cwd with / as -.
+    let transcript = env.home.join(".claude/projects").join(cwd.replace('/', "-")).join(format!("{session}.jsonl"));
+    let mut payload = recorded;
+    for (placeholder, value) in [
+        ("{{session_id}}", session.to_string()),
+        ("{{cwd}}", cwd.clone()),
+        ("{{transcript_path}}", transcript.display().to_string()),
+    ] {
+        let quoted = format!("\"{placeholder}\"");
+        assert_eq!(payload.matches(&quoted).count(), 1, "{fixture} holds {quoted} once");
+        payload = payload.replace(&quoted, &Value::String(value).to_string());
+    }
+    let parsed: Value = serde_json::from_str(&payload).unwrap();
+    assert_eq!(parsed["hook_event_name"], "UserPromptSubmit", "{payload}");
+    payload
+}
+
+#[test]
+fn a_recorded_claude_code_prompt_no_note_is_about_gets_nothing_and_an_abstention_in_the_log() {
+    let env = Env::with_model();
+    let gotcha = env.json(&[
+        "remember",
+        "--kind",
+        "gotcha",
+        "--title",
+        "connect() must pass a busy timeout to sqlite3",
+        "--body",
+        "Without timeout= sqlite3 raises 'database is locked' as soon as a second writer holds the lock; pass timeout=5 or more.",
+    ]);
+    let gotcha_id = gotcha["id"].as_i64().unwrap();
+    for (kind, title, body) in [
+        ("finding", "The CSS build uses tailwind v3", "Moving to v4 needs the new config format."),
+        ("reference", "Release checklist lives in docs/RELEASING.md", "Tag, then publish the wheel."),
+        (
+            "decision",
+            "Background jobs run on the RQ worker, not threads",
+            "Threads in the web process starved the request pool under load.",
+        ),
+    ] {
+        env.ok(&["remember", "--kind", kind, "--title", title, "--body", body]);
+    }
+
+    // The hook as the installer wrote it into .claude/settings.json, run by a shell as Claude Code runs it.
+    env.ok(&["hook", "install", "--claude-code", "--absolute"]);
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.root.join(".claude/settings.json")).unwrap()).unwrap();
+    let command = settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"].as_str().unwrap().to_string();
+    assert!(command.ends_with(" hook user-prompt"), "{command}");
+    let run_hook = |payload: &str| {
+        let mut child = env
+            .shell(&command, &[])
+            .env("MNEMO_LOG", "info")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(payload.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(out.status.success(), "{command}: {stderr}");
+        (String::from_utf8(out.stdout).unwrap(), stderr)
+    };
+
+    let nonsense = recorded_payload(&env, "user-prompt-submit-nonsense.json", "nonsense-session");
+    let (stdout, stderr) = run_hook(&nonsense);
+    assert_eq!(stdout, "", "nothing is injected for a prompt no note is about");
+    assert!(
+        stderr.lines().any(|l| l.contains(
+            "INFO mnemo::app::deliver: prompt recall delivers nothing: no confident match: 4 weaker matches held back"
+        ) && l.contains("held_back=4")),
+        "the log says recall abstained: {stderr}"
+    );
+
+    let relevant = recorded_payload(&env, "user-prompt-submit-relevant.json", "relevant-session");
+    let (stdout, stderr) = run_hook(&relevant);
+    let delivered = context_of(&stdout, "UserPromptSubmit");
+    assert!(delivered.starts_with("Notes from the project memory relevant to this prompt (mnemo):\n"), "{delivered}");
+    assert!(
+        delivered.contains(&format!("- [#{gotcha_id}] gotcha/medium"))
+            && delivered.contains("connect() must pass a busy timeout to sqlite3"),
+        "the note the prompt is about, by id and title: {delivered}"
+    );
+    assert!(!delivered.contains("tailwind") && !delivered.contains("RELEASING"), "{delivered}");
+    assert!(!stderr.contains("no confident match"), "{stderr}");
+
+    // The same query on the command line: held back, and said so; --all shows what was held back.
+    let recalled = env.json(&["recall", "zebra quantum xylophone"]);
+    assert_eq!(recalled["results"], json!([]), "{recalled}");
+    let held_back = recalled["abstention"]["held_back"].as_u64().unwrap_or_default();
+    assert!(held_back > 0, "an abstention with what it held back: {recalled}");
+    assert!(recalled["abstention"]["message"].as_str().unwrap().starts_with("no confident match"), "{recalled}");
+    let all = env.ok(&["recall", "--all", "zebra", "quantum", "xylophone"]);
+    let listed = all.lines().filter(|l| l.starts_with("[#")).count();
+    assert!(listed > 0 && listed as u64 == held_back, "--all returns the notes held back: {all}");
 }
 
 /// A shell standing in for an agent harness: it runs the user-prompt hook of
