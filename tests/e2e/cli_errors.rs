@@ -64,9 +64,14 @@ fn a_file_that_is_not_sqlite_is_refused_and_left_intact() {
 fn a_store_from_a_newer_mnemo_is_refused() {
     let env = Env::new();
     env.remember("gotcha", "a");
-    rusqlite::Connection::open(&env.store).unwrap().pragma_update(None, "user_version", 7).unwrap();
+    let newer = mnemo_store::SCHEMA_VERSION + 1;
+    rusqlite::Connection::open(&env.store).unwrap().pragma_update(None, "user_version", newer).unwrap();
     let err = env.fails(&["list"], 1);
-    assert_one_line(&err, "has schema version 7, newer than this mnemo understands (6); upgrade mnemo");
+    let expected = format!(
+        "has schema version {newer}, newer than this mnemo understands ({}); upgrade mnemo",
+        mnemo_store::SCHEMA_VERSION
+    );
+    assert_one_line(&err, &expected);
 }
 
 #[test]

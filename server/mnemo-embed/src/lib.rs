@@ -21,13 +21,22 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
 use fastembed::{InitOptionsUserDefined, OutputKey, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel};
+use mnemo_core::recall::{NoteEmbedding, embedding_chunks};
 
 pub use declaration::{DECLARATION_FILE, Declaration, PoolingKind};
-pub use late::{TokenVectors, max_sim};
+pub use late::TokenVectors;
 pub use location::{ModelLocation, default_model_dir};
 
 /// Texts per inference batch.
 pub const BATCH_SIZE: usize = 8;
+
+/// A note's text embedded: its pooled vector and, when asked for, its token
+/// vectors packed as sign bits (empty for a model without token outputs).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EmbeddedPassage {
+    pub vector: Vec<f32>,
+    pub token_signs: Vec<u8>,
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EmbedError {
@@ -167,7 +176,7 @@ impl Embedder {
     /// order of `texts`.
     pub fn embed_queries<S: AsRef<str>>(&mut self, texts: &[S]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let texts: Vec<String> = texts.iter().map(|t| self.declaration.query_text(t.as_ref())).collect();
-        self.embed_texts(&texts, |_, _| {})
+        Ok(self.embed_texts(&texts, false, |_, _| {})?.into_iter().map(|p| p.vector).collect())
     }
 
     /// The query side, as [`Embedder::embed_queries`]; kept while `mnemo eval` calls it.
@@ -188,20 +197,57 @@ impl Embedder {
         progress: impl FnMut(usize, usize),
     ) -> Result<Vec<Vec<f32>>, EmbedError> {
         let texts: Vec<String> = texts.iter().map(|t| self.declaration.passage_text(t.as_ref())).collect();
-        self.embed_texts(&texts, progress)
+        Ok(self.embed_texts(&texts, false, progress)?.into_iter().map(|p| p.vector).collect())
+    }
+
+    /// Embed notes' texts as [`Embedder::embed_passages`] does and, from the
+    /// same run of the model, keep each text's token vectors as sign bits
+    /// (`mnemo_core::recall::token_signs`) for late interaction.
+    pub fn embed_passages_with_signs<S: AsRef<str>>(
+        &mut self,
+        texts: &[S],
+        progress: impl FnMut(usize, usize),
+    ) -> Result<Vec<EmbeddedPassage>, EmbedError> {
+        let texts: Vec<String> = texts.iter().map(|t| self.declaration.passage_text(t.as_ref())).collect();
+        self.embed_texts(&texts, true, progress)
+    }
+
+    /// Embed notes (title, body): each note's chunks
+    /// (`mnemo_core::recall::embedding_chunks`) and, from the same run, its
+    /// whole text's token signs; `progress(done, total)` counts chunks.
+    pub fn embed_notes(
+        &mut self,
+        notes: &[(&str, &str)],
+        progress: impl FnMut(usize, usize),
+    ) -> Result<Vec<NoteEmbedding>, EmbedError> {
+        let chunked: Vec<Vec<String>> = notes.iter().map(|(title, body)| embedding_chunks(title, body)).collect();
+        let texts: Vec<&str> = chunked.iter().flatten().map(String::as_str).collect();
+        let mut passages = self.embed_passages_with_signs(&texts, progress)?.into_iter();
+        let notes = chunked
+            .iter()
+            .map(|chunks| {
+                let taken: Vec<EmbeddedPassage> = passages.by_ref().take(chunks.len()).collect();
+                // The first chunk is the whole text: its tokens are the note's.
+                let token_signs = taken.first().map(|p| p.token_signs.clone()).unwrap_or_default();
+                NoteEmbedding { chunks: taken.into_iter().map(|p| p.vector).collect(), token_signs }
+            })
+            .collect();
+        Ok(notes)
     }
 
     /// Embed `texts` as given, in batches, pooled as declared (and scaled to
-    /// unit length when declared), in the order of `texts`. A batch is padded
-    /// to its longest text, so texts are batched in order of length: on the
-    /// eval corpus that embeds 2.4 times faster than batching them as they
-    /// come. They are handed to the runtime a few batches at a time, so
-    /// memory stays flat however many there are.
+    /// unit length when declared), in the order of `texts`; with
+    /// `token_signs`, each text's token vectors packed as sign bits too. A
+    /// batch is padded to its longest text, so texts are batched in order of
+    /// length: on the eval corpus that embeds 2.4 times faster than batching
+    /// them as they come. They are handed to the runtime a few batches at a
+    /// time, so memory stays flat however many there are.
     fn embed_texts(
         &mut self,
         texts: &[String],
+        token_signs: bool,
         mut progress: impl FnMut(usize, usize),
-    ) -> Result<Vec<Vec<f32>>, EmbedError> {
+    ) -> Result<Vec<EmbeddedPassage>, EmbedError> {
         let started = std::time::Instant::now();
         let pooling = match self.declaration.pooling {
             PoolingKind::Mean => Pooling::Mean,
@@ -210,20 +256,24 @@ impl Embedder {
         let embed_error = |e: fastembed::Error| EmbedError::Embed(e.to_string());
         let mut by_length: Vec<usize> = (0..texts.len()).collect();
         by_length.sort_by_key(|&i| texts[i].len());
-        let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
+        let mut out: Vec<EmbeddedPassage> = vec![EmbeddedPassage::default(); texts.len()];
         let mut done = 0;
         for indices in by_length.chunks(BATCH_SIZE * 4) {
             let slice: Vec<&str> = indices.iter().map(|&i| texts[i].as_str()).collect();
             let output = self.model.transform(&slice, Some(BATCH_SIZE)).map_err(embed_error)?;
             let mut position = 0;
             for batch in output.into_raw() {
+                let signs = if token_signs { late::batch_token_vectors(&batch)? } else { Vec::new() };
                 let pooled =
                     batch.select_and_pool_output(&EMBEDDING_OUTPUT, Some(pooling.clone())).map_err(embed_error)?;
-                for row in pooled.rows() {
+                for (row, vector) in pooled.rows().into_iter().enumerate() {
                     let index =
                         *indices.get(position).ok_or_else(|| EmbedError::Embed("more vectors than texts".into()))?;
-                    let vector = row.to_vec();
-                    out[index] = if self.declaration.normalize { unit_length(vector) } else { vector };
+                    let vector = vector.to_vec();
+                    out[index].vector = if self.declaration.normalize { unit_length(vector) } else { vector };
+                    if let Some(tokens) = signs.get(row) {
+                        out[index].token_signs = mnemo_core::recall::token_signs::pack_signs(tokens);
+                    }
                     position += 1;
                 }
             }

@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use mnemo_core::recall::token_signs::QueryTokens;
 use mnemo_embed::{DECLARATION_FILE, EmbedError, Embedder, ModelLocation, default_model_dir};
 
 fn installed() -> ModelLocation {
@@ -77,12 +78,26 @@ fn late_interaction_scores_the_note_that_shares_the_point_highest() {
         "No per-path labels on metrics: only route, upstream and status class, or series explode",
         "The release workflow runs on tags",
     ];
-    let scores = embedder.late_scores("which labels may I attach to a new counter?", &notes).unwrap();
-    assert_eq!(scores.len(), 3);
+    let embedded = embedder.embed_passages_with_signs(&notes, |_, _| {}).unwrap();
+    let query = embedder.query_token_vectors("which labels may I attach to a new counter?").unwrap();
+    let tables = QueryTokens::new(&query, embedder.dims());
+    let scores: Vec<f64> = embedded.iter().map(|p| tables.max_sim(&p.token_signs).unwrap()).collect();
     assert!(scores[1] > scores[0] && scores[1] > scores[2], "{scores:?}");
-    let tokens = embedder.token_vectors(&["a b", "restart the daemon"]).unwrap();
-    assert_eq!((tokens[0].len(), tokens[1].len()), (2, 3), "one vector per real token, no [CLS]/[SEP]");
-    let norm: f32 = tokens[1][0].iter().map(|x| x * x).sum();
+
+    // The same run pools the vector: the pooled side is what embed_passages gives.
+    let pooled = embedder.embed_passages(&notes).unwrap();
+    for (with_signs, alone) in embedded.iter().zip(&pooled) {
+        assert!(cosine(&with_signs.vector, alone) > 0.9999);
+    }
+    let tokens = embedder.embed_passages_with_signs(&["a b", "restart the daemon"], |_, _| {}).unwrap();
+    let bytes_per_token = embedder.dims() / 8;
+    assert_eq!(
+        (tokens[0].token_signs.len(), tokens[1].token_signs.len()),
+        (2 * bytes_per_token, 3 * bytes_per_token),
+        "one token's signs per real token, no [CLS]/[SEP]"
+    );
+    let token = embedder.query_token_vectors("restart").unwrap();
+    let norm: f32 = token[0].iter().map(|x| x * x).sum();
     assert!((norm - 1.0).abs() < 1e-4);
 }
 
@@ -171,7 +186,8 @@ fn prefixes_go_before_queries_and_passages_only() {
     assert!(cosine(&query, &passage) < 0.999, "the two sides got the same text");
     let tokens = prefixed.query_token_vectors("a b").unwrap();
     assert_eq!(tokens.len(), 4, "query, :, a, b");
-    assert_eq!(prefixed.token_vectors(&["a b"]).unwrap()[0].len(), 4, "passage, :, a, b");
+    let signs = prefixed.embed_passages_with_signs(&["a b"], |_, _| {}).unwrap();
+    assert_eq!(signs[0].token_signs.len(), 4 * prefixed.dims() / 8, "passage, :, a, b");
 }
 
 #[test]

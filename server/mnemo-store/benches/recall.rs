@@ -10,7 +10,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::corpus;
-use mnemo_core::recall::{RecallRequest, embedding_chunks};
+use mnemo_core::recall::RecallRequest;
 use mnemo_core::{Actor, Timestamp};
 use mnemo_embed::{Embedder, ModelLocation, default_model_dir};
 use mnemo_store::Store;
@@ -59,11 +59,7 @@ fn main() {
         let text = corpus(count);
         let started = Instant::now();
         let prepared = prepare(text.as_bytes(), Actor::Agent).unwrap();
-        let chunks: Vec<Vec<String>> = prepared.texts().iter().map(|(t, b)| embedding_chunks(t, b)).collect();
-        let flat: Vec<&str> = chunks.iter().flatten().map(String::as_str).collect();
-        let vectors = embedder.embed_passages(&flat).unwrap();
-        let mut vectors = vectors.into_iter();
-        let grouped: Vec<Vec<Vec<f32>>> = chunks.iter().map(|c| vectors.by_ref().take(c.len()).collect()).collect();
+        let grouped = embedder.embed_notes(&prepared.texts(), |_, _| {}).unwrap();
         let embed_time = started.elapsed();
         let identity = embedder.identity().to_string();
         write(&mut store, prepared, Timestamp(1_800_000_000), Some((&grouped, &identity))).unwrap();

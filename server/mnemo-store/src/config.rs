@@ -51,7 +51,7 @@ pub struct RecallConfig {
     pub model_dir: Option<PathBuf>,
     pub onnxruntime: Option<PathBuf>,
     /// How many of the hybrid's best candidates late interaction reranks in
-    /// `mnemo recall`, `context` and the MCP tools (0: off).
+    /// `mnemo recall`, `context`, the MCP tools and prompt recall (0: off).
     pub rerank: usize,
 }
 

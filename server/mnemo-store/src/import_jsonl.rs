@@ -11,6 +11,7 @@ use mnemo_core::{Actor, Anchor, EventData, EventKind, Kind, NewNote, NoteId, Pri
 use crate::error::StoreError;
 use crate::read::Scope;
 use crate::store::Store;
+use crate::vectors::NoteEmbedding;
 
 #[derive(Debug, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -116,7 +117,7 @@ pub fn write(
     store: &mut Store,
     prepared: PreparedImport,
     now: Timestamp,
-    vectors: Option<(&[Vec<Vec<f32>>], &str)>,
+    vectors: Option<(&[NoteEmbedding], &str)>,
 ) -> Result<ImportReport, ImportError> {
     let PreparedImport { records, actor } = prepared;
     Ok(store.write(|w| {

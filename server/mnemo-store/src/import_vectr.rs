@@ -29,6 +29,7 @@ use sha2::{Digest, Sha256};
 use crate::error::StoreError;
 use crate::read::Scope;
 use crate::store::Store;
+use crate::vectors::NoteEmbedding;
 
 #[derive(Debug, thiserror::Error)]
 pub enum VectrError {
@@ -363,7 +364,7 @@ pub fn write(
     workspace: &str,
     prepared: PreparedVectr,
     now: Timestamp,
-    vectors: Option<(&[Vec<Vec<f32>>], &str)>,
+    vectors: Option<(&[NoteEmbedding], &str)>,
 ) -> Result<VectrReport, VectrError> {
     let PreparedVectr { notes, events, drifted, already } = prepared;
     Ok(store.write(|w| {

@@ -3,8 +3,9 @@
 //! workspaces hold can be counted), resolve superseded notes to their live
 //! successors, and hand everything to the core ranking.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
+use mnemo_core::recall::token_signs::QueryTokens;
 use mnemo_core::recall::{Candidate, RankingMode, RecallAnswer, RecallRequest, rank, rerank_targets};
 use mnemo_core::{NoteId, Status};
 use rusqlite::OptionalExtension;
@@ -17,12 +18,9 @@ use crate::store::Store;
 /// Candidates taken from each source (lexical, vector), per scope.
 pub const DEFAULT_POOL: usize = 50;
 
-/// Candidates reranked by late interaction when a reranker is given.
-pub const DEFAULT_RERANK: usize = 30;
-
-/// Scores the texts (title, newline, body) of the candidates to rerank, in
-/// order; an error leaves the first-stage ranking.
-pub type Reranker<'a> = &'a mut dyn FnMut(&[String]) -> Result<Vec<f64>, String>;
+/// Candidates reranked by late interaction when the query's token vectors
+/// are given: the whole pool (README, "Recall quality": depth measured).
+pub const DEFAULT_RERANK: usize = 200;
 
 /// A ranked answer and the pool it was ranked from.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,7 +51,9 @@ impl Store {
     }
 
     /// [`Store::recall`], then the best `rerank` candidates of a hybrid
-    /// ranking reranked by `reranker` (late interaction).
+    /// ranking reranked by late interaction: the query's token vectors
+    /// (`query_tokens`) against each candidate's stored token signs. A
+    /// candidate without stored signs keeps its first-stage score.
     pub fn recall_reranked(
         &self,
         text: &str,
@@ -61,7 +61,7 @@ impl Store {
         request: &RecallRequest,
         pool: usize,
         rerank: usize,
-        reranker: Option<Reranker<'_>>,
+        query_tokens: Option<&QueryTokens>,
     ) -> Result<RecallOutcome, StoreError> {
         self.snapshot(|store| {
             // Across all workspaces too, to count what others hold; skipped when
@@ -114,18 +114,12 @@ impl Store {
                 }
             }
             let mut reranked = 0;
-            if let (Some(reranker), RankingMode::Hybrid, true) = (reranker, request.mode, rerank > 0) {
+            if let (Some(query_tokens), RankingMode::Hybrid, true) = (query_tokens, request.mode, rerank > 0) {
                 let targets = rerank_targets(&candidates, request, rerank);
-                let texts = targets.iter().map(|id| store.note_text(*id)).collect::<Result<Vec<_>, _>>()?;
-                match reranker(&texts) {
-                    Ok(scores) => {
-                        let late: HashMap<NoteId, f64> = targets.into_iter().zip(scores).collect();
-                        reranked = late.len();
-                        for c in &mut candidates {
-                            c.late = late.get(&c.id).copied();
-                        }
-                    }
-                    Err(e) => tracing::debug!(error = %e, "late-interaction rerank failed; the first stage stands"),
+                let signs = store.token_signs(&targets)?;
+                for c in &mut candidates {
+                    c.late = signs.get(&c.id).and_then(|signs| query_tokens.max_sim(signs));
+                    reranked += usize::from(c.late.is_some());
                 }
             }
             let answer = rank(&candidates, request);
@@ -145,14 +139,6 @@ impl Store {
     }
 
     /// Title, newline, body: the text a note is embedded from.
-    fn note_text(&self, id: NoteId) -> Result<String, StoreError> {
-        let (title, body): (String, String) = self
-            .conn
-            .prepare_cached("SELECT title, body FROM notes WHERE id = ?1")?
-            .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))?;
-        Ok(mnemo_core::recall::embedding_text(&title, &body))
-    }
-
     fn has_other_workspaces(&self, workspace: &str) -> Result<bool, StoreError> {
         let sql = "SELECT EXISTS (SELECT 1 FROM notes WHERE workspace < ?1) OR EXISTS (SELECT 1 FROM notes WHERE workspace > ?1)";
         Ok(self.conn.prepare_cached(sql)?.query_row([workspace], |r| r.get(0))?)

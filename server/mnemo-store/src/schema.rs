@@ -148,6 +148,13 @@ BEGIN SELECT RAISE(ABORT, 'mnemo: forgotten_events is append-only'); END;
 CREATE TRIGGER forgotten_events_are_never_deleted BEFORE DELETE ON forgotten_events
 BEGIN SELECT RAISE(ABORT, 'mnemo: forgotten_events is append-only'); END;
 "#,
+    r#"
+-- Each note's token vectors as sign bits (core::recall::token_signs), for
+-- late interaction without running the model over the notes at query time.
+-- Derived data like note_vectors: made by the model in vector_index,
+-- replaced by reindex, deleted with the note.
+CREATE TABLE note_token_signs (note_id INTEGER PRIMARY KEY, signs BLOB NOT NULL);
+"#,
 ];
 
 /// The append-only triggers `store verify` expects to find.

@@ -1,13 +1,17 @@
 //! Note embeddings in a sqlite-vec `vec0` table (`note_vectors`, cosine
 //! distance, partitioned by workspace): one row per embedded chunk of a note
 //! (`core::recall::embedding_chunks`), mapped to its note by
-//! `note_vector_chunks`; the identity of the model that made them is kept in
-//! `vector_index`. Vectors are derived data: written through the one write
-//! path but never bumping the epoch; `reindex` replaces them all.
+//! `note_vector_chunks`; beside them each note's token vectors as sign bits
+//! (`note_token_signs`, `core::recall::token_signs`) for late interaction.
+//! The identity of the model that made them is kept in `vector_index`.
+//! Vectors are derived data: written through the one write path but never
+//! bumping the epoch; `reindex` replaces them all.
 
+use std::collections::HashMap;
 use std::sync::Once;
 
 use mnemo_core::NoteId;
+pub use mnemo_core::recall::NoteEmbedding;
 use rusqlite::{OptionalExtension, params};
 
 use crate::error::StoreError;
@@ -41,7 +45,7 @@ pub struct VectorModel {
     pub dims: usize,
 }
 
-/// A note that has no vector yet, with the text to embed.
+/// A note that has no vector (or no token signs) yet, with the text to embed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnembeddedNote {
     pub id: NoteId,
@@ -66,7 +70,7 @@ impl Store {
         }
     }
 
-    /// Notes in `scope` without vectors, with the text to embed.
+    /// Notes in `scope` without vectors or token signs, with the text to embed.
     pub fn notes_without_vectors(&self, scope: &Scope) -> Result<Vec<UnembeddedNote>, StoreError> {
         let has_table = self.vector_model()?.is_some();
         let workspace = match scope {
@@ -75,7 +79,8 @@ impl Store {
         };
         let sql = if has_table {
             "SELECT id, workspace, title, body FROM notes WHERE (?1 IS NULL OR workspace = ?1)
-             AND id NOT IN (SELECT note_id FROM note_vector_chunks) ORDER BY id"
+             AND (id NOT IN (SELECT note_id FROM note_vector_chunks) OR id NOT IN (SELECT note_id FROM note_token_signs))
+             ORDER BY id"
         } else {
             "SELECT id, workspace, title, body FROM notes WHERE (?1 IS NULL OR workspace = ?1) ORDER BY id"
         };
@@ -136,21 +141,37 @@ impl Store {
     }
 }
 
+impl Store {
+    /// The stored token signs of each of `ids` that has them.
+    pub fn token_signs(&self, ids: &[NoteId]) -> Result<HashMap<NoteId, Vec<u8>>, StoreError> {
+        let mut stmt = self.conn.prepare_cached("SELECT signs FROM note_token_signs WHERE note_id = ?1")?;
+        let mut found = HashMap::with_capacity(ids.len());
+        for id in ids {
+            if let Some(signs) = stmt.query_row([id], |r| r.get::<_, Vec<u8>>(0)).optional()? {
+                found.insert(*id, signs);
+            }
+        }
+        Ok(found)
+    }
+}
+
 /// Chunks fetched per wanted note, so that notes with many close chunks do
 /// not crowd the others out of the pool.
 const CHUNKS_PER_NOTE: usize = 4;
 
 impl Writer<'_> {
-    /// Store the chunk vectors of note `id`, made by `model` (replacing any it
-    /// had). The first vector creates the table with the model's dims; a
-    /// vector from another model is refused (run `mnemo reindex`).
+    /// Store the embedding of note `id` (its chunk vectors and token signs),
+    /// made by `model`, replacing any it had. The first vector creates the
+    /// table with the model's dims; a vector from another model is refused
+    /// (run `mnemo reindex`).
     pub fn put_vectors(
         &mut self,
         id: NoteId,
         workspace: &str,
-        vectors: &[Vec<f32>],
+        embedding: &NoteEmbedding,
         model: &str,
     ) -> Result<(), StoreError> {
+        let vectors = &embedding.chunks;
         let Some(dims) = vectors.first().map(Vec::len) else { return Ok(()) };
         let tx = self.transaction();
         let current: Option<String> =
@@ -173,13 +194,16 @@ impl Writer<'_> {
             let rowid: i64 = insert_chunk.query_row([id], |r| r.get(0))?;
             insert_vector.execute(params![rowid, workspace, to_blob(vector)])?;
         }
+        tx.prepare_cached("INSERT OR REPLACE INTO note_token_signs (note_id, signs) VALUES (?1, ?2)")?
+            .execute(params![id, embedding.token_signs])?;
         Ok(())
     }
 
     /// Drop every stored vector (before re-embedding with another model).
     pub fn clear_vectors(&mut self) -> Result<(), StoreError> {
         self.transaction().execute_batch(
-            "DROP TABLE IF EXISTS note_vectors; DROP TABLE IF EXISTS note_vector_chunks; DELETE FROM vector_index;",
+            "DROP TABLE IF EXISTS note_vectors; DROP TABLE IF EXISTS note_vector_chunks;
+             DELETE FROM note_token_signs; DELETE FROM vector_index;",
         )?;
         Ok(())
     }
@@ -193,6 +217,7 @@ impl Writer<'_> {
         if exists {
             delete_chunks(tx, id)?;
         }
+        tx.prepare_cached("DELETE FROM note_token_signs WHERE note_id = ?1")?.execute([id])?;
         Ok(())
     }
 }

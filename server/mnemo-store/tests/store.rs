@@ -331,9 +331,13 @@ fn a_bad_import_line_imports_nothing() {
 }
 
 #[test]
-fn a_reranker_reorders_the_best_candidates_and_a_failing_one_keeps_the_first_stage() {
+fn late_interaction_reorders_the_best_candidates_by_their_stored_token_signs() {
     use mnemo_core::recall::RecallRequest;
+    use mnemo_core::recall::token_signs::{QueryTokens, pack_signs};
+    use mnemo_store::NoteEmbedding;
     let mut f = fixture();
+    // Token vectors of 8 dimensions: "one" points away from the query token, "two" along it, "three" has none.
+    let tokens = [vec![vec![-1.0_f32; 8]], vec![vec![1.0_f32; 8]], vec![]];
     let ids: Vec<i64> = f
         .store
         .write(|w| {
@@ -342,7 +346,9 @@ fn a_reranker_reorders_the_best_candidates_and_a_failing_one_keeps_the_first_sta
                 let id = w.create("w", note(Kind::Finding, title), Actor::Agent, Timestamp(1))?;
                 // Vectors that rank #1 first, then #2, then #3 for the query [1, 0].
                 let x = 1.0 - 0.3 * i as f32;
-                w.put_vectors(id, "w", &[vec![x, (1.0 - x * x).sqrt()]], "test-model")?;
+                let embedding =
+                    NoteEmbedding { chunks: vec![vec![x, (1.0 - x * x).sqrt()]], token_signs: pack_signs(&tokens[i]) };
+                w.put_vectors(id, "w", &embedding, "test-model")?;
                 ids.push(id);
             }
             w.create("other", note(Kind::Finding, "cache lock elsewhere"), Actor::Agent, Timestamp(1))?;
@@ -355,25 +361,27 @@ fn a_reranker_reorders_the_best_candidates_and_a_failing_one_keeps_the_first_sta
         |outcome: &mnemo_store::recall::RecallOutcome| outcome.answer.results.iter().map(|r| r.id).collect::<Vec<_>>();
     assert_eq!((order(&first), first.reranked), (ids.clone(), 0));
 
-    // The reranker sees the two best texts of this workspace, best first, and reverses them.
-    let mut seen = Vec::new();
-    let reranked = {
-        let mut reverse = |texts: &[String]| -> Result<Vec<f64>, String> {
-            seen = texts.to_vec();
-            Ok((0..texts.len()).map(|i| i as f64).collect())
-        };
-        f.store.recall_reranked("cache lock", Some(&[1.0, 0.0]), &request, 50, 2, Some(&mut reverse)).unwrap()
+    let query = QueryTokens::new(&[vec![8.0_f32.sqrt().recip(); 8]], 8);
+    let rerank = |depth: usize, request: &RecallRequest| {
+        f.store.recall_reranked("cache lock", Some(&[1.0, 0.0]), request, 50, depth, Some(&query)).unwrap()
     };
-    assert_eq!(seen, ["cache lock one\nbody", "cache lock two\nbody"]);
-    assert_eq!((order(&reranked), reranked.reranked), (vec![ids[1], ids[0], ids[2]], 2));
+    let best_two = rerank(2, &request);
+    assert_eq!((order(&best_two), best_two.reranked), (vec![ids[1], ids[0], ids[2]], 2));
+    let all = rerank(3, &request);
+    assert_eq!(
+        (order(&all), all.reranked),
+        (vec![ids[1], ids[0], ids[2]], 2),
+        "a note without token signs is not scored"
+    );
+    assert_eq!(all.answer.abstention, None);
 
-    let mut failing = |_: &[String]| -> Result<Vec<f64>, String> { Err("no model".into()) };
-    let kept = f.store.recall_reranked("cache lock", Some(&[1.0, 0.0]), &request, 50, 2, Some(&mut failing)).unwrap();
-    assert_eq!((order(&kept), kept.reranked), (ids.clone(), 0), "a failing reranker keeps the first stage");
     let mut lexical = request.clone();
     lexical.mode = mnemo_core::recall::RankingMode::LexicalOnly;
-    let mut never =
-        |_: &[String]| -> Result<Vec<f64>, String> { panic!("a lexical ranking must not call the reranker") };
-    let untouched = f.store.recall_reranked("cache lock", None, &lexical, 50, 2, Some(&mut never)).unwrap();
-    assert_eq!(untouched.reranked, 0, "only a hybrid ranking is reranked");
+    assert_eq!(rerank(3, &lexical).reranked, 0, "only a hybrid ranking is reranked");
+    let none = f.store.recall_reranked("cache lock", Some(&[1.0, 0.0]), &request, 50, 3, None).unwrap();
+    assert_eq!((order(&none), none.reranked), (ids.clone(), 0), "without the query's tokens the first stage stands");
+
+    // Forgetting a note deletes its token signs with its vectors; a reindex clears them all.
+    f.store.write(|w| w.clear_vectors()).unwrap();
+    assert!(f.store.token_signs(&ids).unwrap().is_empty());
 }

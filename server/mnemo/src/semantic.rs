@@ -11,14 +11,12 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use mnemo_core::model::{normalize_body, normalize_title};
 use mnemo_core::recall::RankingMode;
 use mnemo_core::recall::embedding_chunks;
+use mnemo_core::recall::token_signs::QueryTokens;
 use mnemo_embed::{Embedder, ModelLocation, default_model_dir};
 use mnemo_store::config::WorkspaceConfig;
-use mnemo_store::{Scope, Store};
+use mnemo_store::{NoteEmbedding, Scope, Store};
 
 use crate::context::Context;
-
-/// One vector per embedding chunk of a note.
-pub type NoteChunkVectors = Vec<Vec<f32>>;
 
 /// The model, or why there is none.
 pub struct Semantic {
@@ -84,7 +82,7 @@ impl Semantic {
     /// The vectors of a note about to be written to `store`: `None` without a
     /// model, when the store's vectors come from another model, or on failure
     /// (the note is then embedded later by `catch_up` or `reindex`).
-    pub fn vectors_for_new_note(&mut self, store: &Store, title: &str, body: &str) -> Option<(Vec<Vec<f32>>, String)> {
+    pub fn vectors_for_new_note(&mut self, store: &Store, title: &str, body: &str) -> Option<(NoteEmbedding, String)> {
         if self.ranking(store).0 != RankingMode::Hybrid {
             return None;
         }
@@ -92,26 +90,33 @@ impl Semantic {
         self.embed_notes(&[(&title, &body)]).ok().flatten().and_then(|(mut v, model)| Some((v.pop()?, model)))
     }
 
-    /// Embed the chunks of each note (title, body) in batches, with a
-    /// progress bar on a terminal. `None` without a model.
-    pub fn embed_notes(&mut self, notes: &[(&str, &str)]) -> Result<Option<(Vec<NoteChunkVectors>, String)>, String> {
+    /// Embed each note (title, body): its chunks' vectors and token signs,
+    /// with a progress bar on a terminal. `None` without a model.
+    pub fn embed_notes(&mut self, notes: &[(&str, &str)]) -> Result<Option<(Vec<NoteEmbedding>, String)>, String> {
         let Ok(embedder) = self.embedder.as_mut() else { return Ok(None) };
-        let chunked: Vec<Vec<String>> = notes.iter().map(|(title, body)| embedding_chunks(title, body)).collect();
-        let texts: Vec<&str> = chunked.iter().flatten().map(String::as_str).collect();
-        let progress = progress_bar(texts.len());
-        let flat = embedder
-            .embed_passages_with_progress(&texts, |done, _| progress.set_position(done as u64))
-            .map_err(|e| e.to_string());
+        let chunks = notes.iter().map(|(title, body)| embedding_chunks(title, body).len()).sum();
+        let progress = progress_bar(chunks);
+        let embedded = embedder.embed_notes(notes, |done, _| progress.set_position(done as u64));
         progress.finish_and_clear();
-        let flat = flat?;
-        let mut flat = flat.into_iter();
-        let grouped = chunked.iter().map(|chunks| flat.by_ref().take(chunks.len()).collect()).collect();
-        Ok(Some((grouped, embedder.identity().to_string())))
+        Ok(Some((embedded.map_err(|e| e.to_string())?, embedder.identity().to_string())))
+    }
+
+    /// The query's token vectors, ready to rerank with (`None` without a
+    /// model or when the model fails: the first stage then stands).
+    pub fn query_tokens(&mut self, text: &str) -> Option<QueryTokens> {
+        let embedder = self.embedder.as_mut().ok()?;
+        match embedder.query_token_vectors(text) {
+            Ok(tokens) => Some(QueryTokens::new(&tokens, embedder.dims())),
+            Err(e) => {
+                tracing::debug!(error = %e, "the query's token vectors failed; the first stage stands");
+                None
+            }
+        }
     }
 
     /// [`Semantic::embed_notes`] for an import: `None` (and a warning) when
     /// embedding fails, so the import goes on and `mnemo reindex` embeds later.
-    pub fn embed_for_import(&mut self, store: &Store, notes: &[(&str, &str)]) -> Option<(Vec<Vec<Vec<f32>>>, String)> {
+    pub fn embed_for_import(&mut self, store: &Store, notes: &[(&str, &str)]) -> Option<(Vec<NoteEmbedding>, String)> {
         if self.ranking(store).0 != RankingMode::Hybrid {
             return None;
         }

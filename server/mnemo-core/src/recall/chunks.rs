@@ -9,6 +9,16 @@ pub fn embedding_text(title: &str, body: &str) -> String {
     if body.is_empty() { title.to_string() } else { format!("{title}\n{body}") }
 }
 
+/// What the model made of one note: a vector per embedding chunk and its
+/// whole text's token vectors packed as sign bits ([`super::token_signs`];
+/// empty when the model has no token outputs, and late interaction then
+/// skips the note).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NoteEmbedding {
+    pub chunks: Vec<Vec<f32>>,
+    pub token_signs: Vec<u8>,
+}
+
 /// The texts embedded for one note; the first is always the whole text.
 pub fn embedding_chunks(title: &str, body: &str) -> Vec<String> {
     vec![embedding_text(title, body)]

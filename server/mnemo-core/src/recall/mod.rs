@@ -14,11 +14,12 @@ mod chunks;
 pub mod eval;
 mod fusion;
 pub mod relevance;
+pub mod token_signs;
 mod trust;
 
 use std::collections::{BTreeMap, HashMap};
 
-pub use chunks::{embedding_chunks, embedding_text};
+pub use chunks::{NoteEmbedding, embedding_chunks, embedding_text};
 pub use fusion::Fusion;
 pub use trust::trust_frame;
 

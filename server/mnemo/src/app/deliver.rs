@@ -7,7 +7,7 @@ use mnemo_core::delivery::{self, Budget, TitleLine};
 use mnemo_core::recall::RecallRequest;
 use mnemo_core::triggers::{Moment, TriggerBundles};
 
-use crate::app::recall::{relevant_enough, run_recall};
+use crate::app::recall::{relevant_enough, rerank_setting, run_recall};
 use crate::app::session;
 use crate::context::Context;
 use crate::semantic::Semantic;
@@ -83,8 +83,10 @@ pub fn deliver(ctx: &Context, occasion: &Occasion, mut budget: Budget) -> anyhow
             if !prompt.is_empty() && !kinds.is_empty() {
                 let mut request = RecallRequest::new(ctx.workspace.id.clone(), 8);
                 request.kinds = kinds;
-                // The first stage only: this runs before every prompt.
-                let answer = run_recall(ctx, &mut store, &mut Semantic::load(ctx), prompt, request, 0)?;
+                // Reranked like every recall: the notes' token signs are stored,
+                // so late interaction costs one short run of the model on the prompt.
+                let rerank = rerank_setting(ctx);
+                let answer = run_recall(ctx, &mut store, &mut Semantic::load(ctx), prompt, request, rerank)?;
                 if let Some(abstention) = answer.answer.abstention {
                     tracing::info!(
                         held_back = abstention.held_back,

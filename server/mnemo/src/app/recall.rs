@@ -51,13 +51,11 @@ pub(crate) fn run_recall(
         RankingMode::LexicalOnly => None,
         _ => semantic.embedder().and_then(|e| e.embed(&[text]).ok()).and_then(|mut v| v.pop()),
     };
-    // Late interaction reranks the best candidates (hybrid only; a failure
-    // keeps the first-stage order).
-    let mut late = |texts: &[String]| -> Result<Vec<f64>, String> {
-        let embedder = semantic.embedder().ok_or("no model")?;
-        embedder.late_scores(text, texts).map_err(|e| e.to_string())
-    };
-    let outcome = store.recall_reranked(text, vector.as_deref(), &request, DEFAULT_POOL, rerank, Some(&mut late))?;
+    // Late interaction reranks the best candidates (hybrid only; without the
+    // query's token vectors the first-stage order stands).
+    let query_tokens = if mode == RankingMode::Hybrid && rerank > 0 { semantic.query_tokens(text) } else { None };
+    let outcome =
+        store.recall_reranked(text, vector.as_deref(), &request, DEFAULT_POOL, rerank, query_tokens.as_ref())?;
     let scope = ctx.scope(false);
     let views = outcome.answer.results.iter().map(|r| store.note(&scope, r.id)).collect::<Result<Vec<_>, _>>()?;
     Ok(Answer {

@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, anyhow, bail};
 use mnemo_core::recall::eval::{EvalReport, QueryCase, QueryOutcome, evaluate};
+use mnemo_core::recall::token_signs::QueryTokens;
 use mnemo_core::recall::{RankingMode, RecallRequest};
 use mnemo_core::{Actor, NoteId, Status};
 use mnemo_store::{Scope, Store, import_jsonl};
@@ -85,6 +86,12 @@ pub fn run(ctx: &Context, args: Eval) -> anyhow::Result<ExitCode> {
             .transpose()
             .map_err(|e| anyhow!("embedding the queries: {e}"))?,
     };
+    // The queries' token vectors for late interaction, against the notes' stored token signs.
+    let query_tokens: Vec<Option<QueryTokens>> = if vectors.is_some() && args.rerank > 0 {
+        queries.iter().map(|query| semantic.query_tokens(&query.text)).collect()
+    } else {
+        queries.iter().map(|_| None).collect()
+    };
     let fusion = args.fusion.unwrap_or_default();
     let modes: Vec<RankingMode> = if vectors.is_some() {
         vec![RankingMode::Hybrid, RankingMode::LexicalOnly, RankingMode::VectorOnly]
@@ -99,12 +106,8 @@ pub fn run(ctx: &Context, args: Eval) -> anyhow::Result<ExitCode> {
             request.mode = mode;
             request.fusion = fusion;
             let vector = vectors.as_ref().map(|v| v[index].as_slice());
-            let mut late = |texts: &[String]| -> Result<Vec<f64>, String> {
-                let embedder = semantic.embedder().ok_or("no model")?;
-                embedder.late_scores(&query.text, texts).map_err(|e| e.to_string())
-            };
-            let outcome =
-                store.recall_reranked(&query.text, vector, &request, args.pool, args.rerank, Some(&mut late))?;
+            let late = query_tokens[index].as_ref();
+            let outcome = store.recall_reranked(&query.text, vector, &request, args.pool, args.rerank, late)?;
             let relevant: Vec<NoteId> = query.relevant.iter().map(|id| map(*id)).collect();
             let workspace_of: HashMap<NoteId, &str> =
                 outcome.candidates.iter().map(|c| (c.id, c.workspace.as_str())).collect();
