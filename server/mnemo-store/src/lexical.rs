@@ -52,6 +52,23 @@ impl Store {
     /// score (higher is better), within one workspace or across all.
     pub fn lexical_matches(&self, query: &str, limit: usize, scope: &Scope) -> Result<Vec<(NoteId, f64)>, StoreError> {
         let Some(expression) = match_expression(query) else { return Ok(Vec::new()) };
+        self.matching(&expression, limit, scope)
+    }
+
+    /// The best `limit` notes in `scope` that hold every word of `query`
+    /// ([`every_word_expression`]): one FTS query, the cost of
+    /// [`Store::lexical_matches`].
+    pub fn every_word_matches(
+        &self,
+        query: &str,
+        limit: usize,
+        scope: &Scope,
+    ) -> Result<std::collections::HashSet<NoteId>, StoreError> {
+        let Some(expression) = every_word_expression(query) else { return Ok(Default::default()) };
+        Ok(self.matching(&expression, limit, scope)?.into_iter().map(|(id, _)| id).collect())
+    }
+
+    fn matching(&self, expression: &str, limit: usize, scope: &Scope) -> Result<Vec<(NoteId, f64)>, StoreError> {
         let workspace = match scope {
             Scope::Workspace(w) => Some(w.as_str()),
             Scope::All => None,
@@ -64,23 +81,6 @@ impl Store {
         let rows =
             stmt.query_map(params![expression, limit as i64, workspace, TITLE_WEIGHT], |r| Ok((r.get(0)?, r.get(1)?)))?;
         Ok(rows.collect::<Result<_, _>>()?)
-    }
-
-    /// Which of `ids` hold every word of `query` ([`every_word_expression`]).
-    pub fn every_word_matches(
-        &self,
-        query: &str,
-        ids: &[NoteId],
-    ) -> Result<std::collections::HashSet<NoteId>, StoreError> {
-        let Some(expression) = every_word_expression(query) else { return Ok(Default::default()) };
-        let mut stmt = self.conn.prepare_cached("SELECT 1 FROM notes_fts WHERE notes_fts MATCH ?1 AND rowid = ?2")?;
-        let mut out = std::collections::HashSet::new();
-        for &id in ids {
-            if stmt.exists(params![expression, id])? {
-                out.insert(id);
-            }
-        }
-        Ok(out)
     }
 }
 

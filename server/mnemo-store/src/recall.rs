@@ -88,9 +88,12 @@ impl Store {
                     }
                 }
             }
-            let lexical_ids: Vec<NoteId> =
-                evidence.iter().filter(|(_, e)| e.lexical.is_some()).map(|(id, _)| *id).collect();
-            let every_word = store.every_word_matches(text, &lexical_ids)?;
+            // Notes holding every word of the query are confident matches (`relevance::confident`).
+            let every_word = if request.mode == RankingMode::VectorOnly {
+                HashSet::new()
+            } else {
+                store.every_word_matches(text, pool, &scopes[0])?
+            };
             for id in &every_word {
                 if let Some(e) = evidence.get_mut(id) {
                     e.every_word = true;
