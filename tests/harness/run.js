@@ -2,7 +2,7 @@
 // unmodified Claude Code and Codex (pinned in package.json), each pointed at a
 // model stand-in on loopback that records what the model would receive.
 //
-//   node tests/harness/run.js [path/to/mnemo] [journey…]   (journey: claude, codex)
+//   node tests/harness/run.js [path/to/mnemo] [journey…]   (journey: claude, codex, inspector)
 'use strict';
 
 const { spawnSync } = require('node:child_process');
