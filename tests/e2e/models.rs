@@ -194,3 +194,69 @@ fn install_model_refuses_an_unknown_pooling() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--pooling must be mean or cls, not 'max'"));
     assert!(!dir.path().join("mnemo-model.toml").exists());
 }
+
+#[test]
+fn eval_compares_two_model_directories_on_the_same_queries() {
+    let env = Env::with_model();
+    let (mean, cls) = two_models(&env);
+    let note = |id: u32, title: &str, body: &str| {
+        format!(
+            r#"{{"id": {id}, "kind": "gotcha", "priority": "medium", "title": "{title}", "body": "{body}", "created": "2026-03-06", "workspace": "w", "provenance": "agent"}}"#
+        )
+    };
+    let corpus = env.home.join("corpus.jsonl");
+    std::fs::write(
+        &corpus,
+        [
+            note(
+                1,
+                "Release the workspace lock before restarting the daemon",
+                "Restarting with the lock held deadlocks.",
+            ),
+            note(2, "Segment cache eviction is LRU by bytes", "Measured on the 480 GB store."),
+            note(3, "Use rustls for TLS termination", "Static builds, no openssl."),
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let queries = env.home.join("queries.jsonl");
+    std::fs::write(
+        &queries,
+        [
+            r#"{"qid": "q1", "query": "bouncing the background service while it holds the mutex", "workspace": "w", "relevant": [1], "category": "paraphrase"}"#,
+            r#"{"qid": "q2", "query": "which certificates library terminates https", "workspace": "w", "relevant": [3], "category": "paraphrase"}"#,
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let (corpus, queries) = (corpus.to_str().unwrap(), queries.to_str().unwrap());
+    let eval = ["eval", "--corpus", corpus, "--queries", queries, "--model"];
+    let mut args = eval.to_vec();
+    args.extend([mean.to_str().unwrap(), "--model", cls.to_str().unwrap(), "--json"]);
+    let report: Value = serde_json::from_slice(&stdout(&env.command(&args).output().unwrap()).into_bytes()).unwrap();
+    let models = report["models"].as_array().unwrap();
+    let installed_identity = std::fs::read_to_string(mean.join("identity")).unwrap().trim().to_string();
+    assert_eq!(models.len(), 2);
+    assert_eq!(models[0]["model"], installed_identity.as_str());
+    assert_eq!(models[1]["model"], format!("{installed_identity} [pooling cls]").as_str());
+    for model in models {
+        assert_eq!(model["queries"], 2);
+        assert!(model["ranking"].as_str().unwrap().starts_with("hybrid"), "{model}");
+        assert!(model["hit_at_k"].as_f64().unwrap() > 0.0, "{model}");
+    }
+    let text = stdout(&env.command(&args[..args.len() - 1]).output().unwrap());
+    assert!(text.contains(&format!("| {installed_identity} ({}) |", mean.display())), "{text}");
+    assert!(text.contains(&format!("| {installed_identity} [pooling cls] ({}) |", cls.display())), "{text}");
+
+    // Each model must load: a broken one is an error naming it, never a lexical-only row.
+    let missing = env.home.join("models/none");
+    let out = env
+        .command(&[&eval[..], &[mean.to_str().unwrap(), "--model", missing.to_str().unwrap()]].concat())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with(&format!("error: cannot evaluate the model in {}: ", missing.display())), "{err}");
+    let out = env.command(&["eval", "--queries", queries, "--model", mean.to_str().unwrap()]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("pass --corpus FILE too"));
+}

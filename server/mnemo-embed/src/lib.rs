@@ -307,6 +307,19 @@ fn model_identity(dir: &Path) -> String {
     }
 }
 
+/// Whether two paths hold the same ONNX Runtime: the same file (through
+/// symlinks too) or a byte-identical copy, as two model directories that
+/// each installed the runtime have (`mnemo eval --model A --model B`).
+fn same_library(a: &Path, b: &Path) -> bool {
+    if a == b {
+        return true;
+    }
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) if a == b => true,
+        _ => matches!((std::fs::read(a), std::fs::read(b)), (Ok(a), Ok(b)) if a == b),
+    }
+}
+
 /// The library a process initialised ONNX Runtime from, and how that went.
 type InitialisedRuntime = (PathBuf, Result<ort::environment::Environment, String>);
 
@@ -319,7 +332,7 @@ fn runtime_environment(path: &Path) -> Result<ort::environment::Environment, Emb
     }
     let mut slot = RUNTIME.get_or_init(|| Mutex::new(None)).lock().unwrap_or_else(|e| e.into_inner());
     if let Some((loaded_from, outcome)) = slot.as_ref() {
-        if loaded_from != path {
+        if !same_library(loaded_from, path) {
             return Err(runtime_error(format!(
                 "ONNX Runtime was already loaded from {} in this process",
                 loaded_from.display()

@@ -35,7 +35,6 @@ pub struct RecallOutcome {
 struct Evidence {
     lexical: Option<f64>,
     similarity: Option<f64>,
-    every_word: bool,
 }
 
 impl Store {
@@ -88,17 +87,6 @@ impl Store {
                     }
                 }
             }
-            // Notes holding every word of the query are confident matches (`relevance::confident`).
-            let every_word = if request.mode == RankingMode::VectorOnly {
-                HashSet::new()
-            } else {
-                store.every_word_matches(text, pool, &scopes[0])?
-            };
-            for id in &every_word {
-                if let Some(e) = evidence.get_mut(id) {
-                    e.every_word = true;
-                }
-            }
             let mut candidates = Vec::with_capacity(evidence.len());
             let mut seen: HashSet<NoteId> = HashSet::new();
             for (id, e) in &evidence {
@@ -125,7 +113,19 @@ impl Store {
                     reranked += usize::from(c.late.is_some());
                 }
             }
-            let answer = rank(&candidates, request);
+            let mut answer = rank(&candidates, request);
+            // Notes holding every word of the query are confident matches too
+            // (`relevance::confident`): looked up only when recall would
+            // abstain without them, the one time they change the answer.
+            if answer.abstention.is_some() && request.mode != RankingMode::VectorOnly {
+                let every_word = store.every_word_matches(text, pool, &scopes[0])?;
+                if candidates.iter().any(|c| every_word.contains(&c.id)) {
+                    for c in &mut candidates {
+                        c.every_word = every_word.contains(&c.id);
+                    }
+                    answer = rank(&candidates, request);
+                }
+            }
             tracing::debug!(
                 mode = ?request.mode,
                 scopes = scopes.len(),
@@ -170,7 +170,7 @@ impl Store {
             successor,
             lexical: evidence.lexical,
             similarity: evidence.similarity,
-            every_word: evidence.every_word,
+            every_word: false,
             late: None,
         }))
     }

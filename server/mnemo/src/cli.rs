@@ -340,6 +340,10 @@ pub struct Eval {
     /// How many of the hybrid's best candidates late interaction reranks (0: measure the first stage alone)
     #[arg(long, default_value_t = mnemo_store::recall::DEFAULT_RERANK)]
     pub rerank: usize,
+    /// Compare model directories side by side on the same corpus and queries
+    /// (give it twice or more; each embeds the corpus into its own temporary store)
+    #[arg(long = "model", value_name = "DIR")]
+    pub models: Vec<PathBuf>,
 }
 
 #[derive(Args)]

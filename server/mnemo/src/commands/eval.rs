@@ -58,14 +58,115 @@ fn read_queries(path: &std::path::Path) -> anyhow::Result<Vec<Query>> {
 
 pub fn run(ctx: &Context, args: Eval) -> anyhow::Result<ExitCode> {
     let queries = read_queries(&args.queries)?;
-    let mut semantic = Semantic::load(ctx);
+    if !args.models.is_empty() {
+        return compare_models(ctx, &args, &queries);
+    }
+    let (ranking, reports) = evaluate_with(ctx, &args, &queries, Semantic::load(ctx))?;
+    if ctx.json {
+        print_json(&reports_json(&ranking, &reports)?);
+    } else {
+        print_text(&ranking, &reports);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--model A --model B`: the same corpus and queries with each model, one
+/// row each. Every model must load and embed: a comparison never falls
+/// back to lexical-only silently.
+fn compare_models(ctx: &Context, args: &Eval, queries: &[Query]) -> anyhow::Result<ExitCode> {
+    if args.corpus.is_none() {
+        bail!("--model compares models on a corpus embedded by each: pass --corpus FILE too");
+    }
+    // Every model loads before any is evaluated: a typo fails at once, not after the first run.
+    let mut loaded = Vec::new();
+    for dir in &args.models {
+        let mut semantic = Semantic::load_from(ctx.config().map_err(|e| e.to_string()), Some(dir));
+        let identity = match semantic.embedder() {
+            Some(embedder) => embedder.identity().to_string(),
+            None => {
+                let (_, reason) = semantic.ranking(&ctx.open()?);
+                bail!("cannot evaluate the model in {}: {}", dir.display(), reason.unwrap_or_default());
+            }
+        };
+        loaded.push((dir, identity, semantic));
+    }
+    let mut rows = Vec::new();
+    for (dir, identity, semantic) in loaded {
+        eprintln!("evaluating {identity} ({})", dir.display());
+        let (ranking, reports) = evaluate_with(ctx, args, queries, semantic)?;
+        rows.push((dir.clone(), identity, ranking, reports));
+    }
+    if ctx.json {
+        let models = rows
+            .iter()
+            .map(|(dir, identity, ranking, reports)| {
+                let mut body = reports_json(ranking, reports)?;
+                body["model"] = json!(identity);
+                body["model_dir"] = json!(dir.display().to_string());
+                Ok(body)
+            })
+            .collect::<anyhow::Result<Vec<Value>>>()?;
+        print_json(&json!({ "models": models }));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let (_, _, ranking, first) = &rows[0];
+    println!("ranking: {ranking}");
+    println!("{} queries, {} answerable; k = {}", first[0].1.queries, first[0].1.answerable, first[0].1.k);
+    let categories: Vec<&String> = first[0].1.by_category.keys().collect();
+    println!(
+        "\n| model | recall@k | hit@k | MRR | {} | negative abstained | answerable wrongly abstained | silent stale misses | leaks |",
+        categories.iter().map(|c| format!("{c} recall@k")).collect::<Vec<_>>().join(" | ")
+    );
+    println!("|---|---:|---:|---:|{}---:|---:|---:|---:|", "---:|".repeat(categories.len()));
+    for (dir, identity, _, reports) in &rows {
+        let r = &reports[0].1;
+        let cells: Vec<String> = categories
+            .iter()
+            .map(|c| r.by_category.get(*c).map_or("-".to_string(), |x| format!("{:.3}", x.recall_at_k)))
+            .collect();
+        println!(
+            "| {identity} ({}) | {:.3} | {:.3} | {:.3} | {} | {} of {} | {} of {} | {} | {} |",
+            dir.display(),
+            r.recall_at_k,
+            r.hit_at_k,
+            r.mrr,
+            cells.join(" | "),
+            r.abstention.negative.1,
+            r.abstention.negative.0,
+            r.abstention.answerable.1,
+            r.abstention.answerable.0,
+            r.silent_stale_misses.len(),
+            r.cross_workspace_leaks.len()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn reports_json(ranking: &str, reports: &[(RankingMode, EvalReport)]) -> anyhow::Result<Value> {
+    let mut body = serde_json::to_value(&reports[0].1)?;
+    body["ranking"] = json!(ranking);
+    for (mode, report) in &reports[1..] {
+        let key = if *mode == RankingMode::LexicalOnly { "lexical_only" } else { "vector_only" };
+        body[key] = serde_json::to_value(report)?;
+    }
+    Ok(body)
+}
+
+/// The harness with `semantic`'s model: the ranking that ran, and a report
+/// per mode (hybrid, lexical only, vector only; lexical only without a model).
+fn evaluate_with(
+    ctx: &Context,
+    args: &Eval,
+    queries: &[Query],
+    mut semantic: Semantic,
+) -> anyhow::Result<(String, Vec<(RankingMode, EvalReport)>)> {
     let temp = tempfile_dir()?;
     let (store, ids) = match &args.corpus {
         Some(corpus) => load_corpus(corpus, &temp, &mut semantic, ctx)?,
         None => (ctx.open()?, None),
     };
     if let Some(ids) = &ids {
-        for query in &queries {
+        for query in queries {
             if let Some(unknown) = query.relevant.iter().find(|id| !ids.contains_key(id)) {
                 bail!(
                     "query {} names note {unknown}, which is not in the corpus; fix the queries or the corpus",
@@ -136,21 +237,10 @@ pub fn run(ctx: &Context, args: Eval) -> anyhow::Result<ExitCode> {
         }
         reports.push((mode, evaluate(&runs, args.k)));
     }
-    let (primary_mode, primary) = &reports[0];
-    let rerank = if *primary_mode == RankingMode::Hybrid { args.rerank } else { 0 };
-    let ranking = mnemo_core::recall::describe_ranking(*primary_mode, reason.as_deref(), rerank, Some(fusion));
-    if ctx.json {
-        let mut body = serde_json::to_value(primary)?;
-        body["ranking"] = json!(ranking);
-        for (mode, report) in &reports[1..] {
-            let key = if *mode == RankingMode::LexicalOnly { "lexical_only" } else { "vector_only" };
-            body[key] = serde_json::to_value(report)?;
-        }
-        print_json(&body);
-    } else {
-        print_text(&ranking, &reports);
-    }
-    Ok(ExitCode::SUCCESS)
+    let primary_mode = reports[0].0;
+    let rerank = if primary_mode == RankingMode::Hybrid { args.rerank } else { 0 };
+    let ranking = mnemo_core::recall::describe_ranking(primary_mode, reason.as_deref(), rerank, Some(fusion));
+    Ok((ranking, reports))
 }
 
 fn tempfile_dir() -> anyhow::Result<TempDir> {
