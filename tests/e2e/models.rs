@@ -256,7 +256,17 @@ fn eval_compares_two_model_directories_on_the_same_queries() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.starts_with(&format!("error: cannot evaluate the model in {}: ", missing.display())), "{err}");
+    assert!(err.starts_with(&format!("error: --model {}: no such directory", missing.display())), "{err}");
+    let model_file = mean.join("model.onnx");
+    let out = env.command(&[&eval[..], &[model_file.to_str().unwrap()]].concat()).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a directory; pass the model's directory"));
+    let twice = [&eval[..], &[mean.to_str().unwrap(), "--model", mean.to_str().unwrap()]].concat();
+    let out = env.command(&twice).output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("is given twice"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let out = env.command(&["eval", "--queries", queries, "--model", mean.to_str().unwrap()]).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("pass --corpus FILE too"));
 }

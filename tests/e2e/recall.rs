@@ -321,3 +321,38 @@ fn eval_without_a_model_runs_lexical_only_and_bad_query_files_are_reported() {
     assert!(err.contains("line 1: `query` is missing"), "{err}");
     assert!(Path::new(corpus()).is_file());
 }
+
+#[test]
+fn an_abstention_names_the_command_that_shows_what_it_held_back_and_that_command_works() {
+    let env = Env::with_model();
+    seed(&env);
+    let workspace = env.root.to_str().unwrap().to_string();
+    // Named store and workspace, a kind filter, a limit and a query that starts with a dash.
+    let out =
+        env.ok(&["--workspace", &workspace, "recall", "--kind", "gotcha", "--limit", "2", "--", "-x zebra quantum"]);
+    let first = out.lines().next().unwrap();
+    let again = first.split('`').nth(1).unwrap_or_else(|| panic!("no command in {first:?}"));
+    assert!(first.starts_with("no confident match: 1 weaker match held back"), "{first}");
+    let store = env.store.to_str().unwrap();
+    assert_eq!(
+        again,
+        format!(
+            "mnemo --store {store} --workspace {workspace} recall --all --kind gotcha --limit 2 -- -x zebra quantum"
+        )
+    );
+    // Pasted into a shell, it shows the held-back match, marked as a guess.
+    let pasted = env.shell(&again.replacen("mnemo", "\"$MNEMO\"", 1), &[]).output().unwrap();
+    let shown = String::from_utf8(pasted.stdout).unwrap();
+    assert!(pasted.status.success(), "{}", String::from_utf8_lossy(&pasted.stderr));
+    assert!(shown.contains("Release the workspace lock before restarting the daemon"), "{shown}");
+    assert!(shown.contains("none of these is a confident match (best similarity"), "{shown}");
+    assert_eq!(shown.lines().filter(|l| l.starts_with('[')).count(), 1, "{shown}");
+    let json = env.json(&["recall", "--all", "zebra quantum"]);
+    assert_eq!(json["unconfident"], true, "{json}");
+
+    // A blank query is refused, as MCP refuses it; control characters are never echoed raw.
+    let err = env.fails(&["recall", "   "], 1);
+    assert!(err.starts_with("error: recall needs a query"), "{err}");
+    let out = env.ok(&["recall", "zebra\u{1b}[31mred\u{7}"]);
+    assert!(!out.contains('\u{1b}') && !out.contains('\u{7}') && out.contains("zebra␛[31mred␇"), "{out:?}");
+}

@@ -117,7 +117,7 @@ impl Store {
             // Notes holding every word of the query are confident matches too
             // (`relevance::confident`): looked up only when recall would
             // abstain without them, the one time they change the answer.
-            if answer.abstention.is_some() && request.mode != RankingMode::VectorOnly {
+            if (answer.abstention.is_some() || answer.unconfident) && request.mode != RankingMode::VectorOnly {
                 let every_word = store.every_word_matches(text, pool, &scopes[0])?;
                 if candidates.iter().any(|c| every_word.contains(&c.id)) {
                     for c in &mut candidates {

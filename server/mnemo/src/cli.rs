@@ -232,6 +232,9 @@ pub struct Forget {
     pub confirm: bool,
 }
 
+/// Results `mnemo recall` returns unless `--limit` says otherwise.
+pub const DEFAULT_LIMIT: usize = 10;
+
 #[derive(Args)]
 pub struct Recall {
     /// What you are about to do or want to know
@@ -240,7 +243,7 @@ pub struct Recall {
     /// Only these kinds (repeatable) [default: every kind]
     #[arg(long = "kind", value_parser = parse_word::<Kind>)]
     pub kinds: Vec<Kind>,
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = DEFAULT_LIMIT)]
     pub limit: usize,
     /// Return stale-flagged notes as results instead of counting them
     #[arg(long)]

@@ -23,10 +23,21 @@ pub struct Context {
     pub workspace: Workspace,
     pub now: Timestamp,
     pub json: bool,
+    /// Whether the store and the workspace were named (`--store`/`MNEMO_STORE`,
+    /// `--workspace`/`MNEMO_WORKSPACE`) rather than found: a command printed
+    /// for people to run again names them too.
+    pub named: Named,
     /// The mirror target, resolved (and any problem reported) once per process.
     mirror: OnceCell<Option<MirrorTarget>>,
     /// The workspace config, read once per process.
     config: OnceCell<Result<WorkspaceConfig, ConfigError>>,
+}
+
+/// Which of the store and the workspace were named rather than found.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Named {
+    pub store: bool,
+    pub workspace: bool,
 }
 
 impl Context {
@@ -53,6 +64,7 @@ impl Context {
             clock,
             now: clock.now()?,
             json: global.json,
+            named: Named { store: global.store.is_some(), workspace: global.workspace.is_some() },
             mirror: OnceCell::new(),
             config: OnceCell::new(),
         })

@@ -159,6 +159,9 @@ pub struct RecallAnswer {
     /// (`None`: a result held every query word, or no vectors ranked), for
     /// the harness's abstention sweep.
     pub best_similarity: Option<f64>,
+    /// Set when the weak matches were asked for (`abstain: false`) and none
+    /// of the results is a confident match: they are guesses, and say so.
+    pub unconfident: bool,
     /// Hidden matches by reason: `stale`, `revoked`, `superseded`, `expired`,
     /// `other kind`, `other workspace`.
     pub hidden: BTreeMap<&'static str, usize>,
@@ -169,6 +172,19 @@ pub struct RecallAnswer {
 }
 
 impl RecallAnswer {
+    /// For results asked for although none is confident: `none of these is
+    /// a confident match (best similarity 0.19, below 0.25)`.
+    pub fn describe_unconfident(&self) -> Option<String> {
+        if !self.unconfident {
+            return None;
+        }
+        let best = match self.best_similarity {
+            Some(s) => format!(" (best similarity {s:.2}, below {:.2})", relevance::SIMILARITY_FLOOR),
+            None => String::new(),
+        };
+        Some(format!("none of these is a confident match{best}"))
+    }
+
     /// What the filters hid, for people: `2 stale (#1, #4), 1 superseded (#9 → #15),
     /// 3 other workspace`, or `nothing`. Stale and superseded matches are named.
     pub fn describe_hidden(&self) -> String {
@@ -310,7 +326,11 @@ fn abstain_unless_confident(answer: &mut RecallAnswer, by_id: &HashMap<NoteId, &
         .fold(None, |best: Option<f64>, s| Some(best.map_or(s, |b| b.max(s))));
     let every_word = answer.results.iter().any(|r| evidence(r).any(|c| c.every_word));
     answer.best_similarity = if every_word || request.mode == RankingMode::LexicalOnly { None } else { best };
-    if confident || !request.abstain || answer.results.is_empty() {
+    if confident || answer.results.is_empty() {
+        return;
+    }
+    if !request.abstain {
+        answer.unconfident = true;
         return;
     }
     answer.abstention = Some(Abstention { held_back: answer.results.len(), best_similarity: best });

@@ -182,6 +182,11 @@ fn only_weak_matches_are_held_back_and_counted_unless_all_are_asked_for() {
     let all = rank(&c, &request);
     assert_eq!(ids(&all), [1, 2]);
     assert_eq!((all.abstention, all.best_similarity), (None, Some(0.19)));
+    assert_eq!(
+        all.describe_unconfident().as_deref(),
+        Some("none of these is a confident match (best similarity 0.19, below 0.25)"),
+        "asked-for weak matches say they are guesses"
+    );
 
     let mut whole = c.clone();
     whole[1].every_word = true;
@@ -189,6 +194,7 @@ fn only_weak_matches_are_held_back_and_counted_unless_all_are_asked_for() {
     let answer = rank(&whole, &request);
     assert_eq!(ids(&answer), [1, 2], "a note holding every query word is a confident match");
     assert_eq!(answer.best_similarity, None, "confident whatever the floor");
+    assert!(!answer.unconfident && answer.describe_unconfident().is_none());
 
     let mut via = vec![
         candidate(4, "w", Kind::Gotcha, Status::Superseded { by: 5 }, None, Some(0.6)),

@@ -103,6 +103,7 @@ pub(crate) fn answer_json(ctx: &Context, a: &Answer) -> Value {
             "best_similarity": x.best_similarity,
             "message": x.describe(),
         })),
+        "unconfident": a.answer.unconfident,
         "ranking": a.mode.name(),
         "ranking_reason": a.reason,
         "reranked": a.reranked,

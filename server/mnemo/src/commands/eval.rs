@@ -79,7 +79,20 @@ fn compare_models(ctx: &Context, args: &Eval, queries: &[Query]) -> anyhow::Resu
     }
     // Every model loads before any is evaluated: a typo fails at once, not after the first run.
     let mut loaded = Vec::new();
-    for dir in &args.models {
+    for (index, dir) in args.models.iter().enumerate() {
+        if !dir.exists() {
+            bail!(
+                "--model {}: no such directory; pass a model directory (scripts/install-model DIR makes one)",
+                dir.display()
+            );
+        }
+        if !dir.is_dir() {
+            bail!("--model {}: not a directory; pass the model's directory, not a file in it", dir.display());
+        }
+        let same = |other: &std::path::PathBuf| std::fs::canonicalize(other).ok() == std::fs::canonicalize(dir).ok();
+        if args.models[..index].iter().any(same) {
+            bail!("--model {} is given twice; compare two different model directories", dir.display());
+        }
         let mut semantic = Semantic::load_from(ctx.config().map_err(|e| e.to_string()), Some(dir));
         let identity = match semantic.embedder() {
             Some(embedder) => embedder.identity().to_string(),

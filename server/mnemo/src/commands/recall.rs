@@ -6,13 +6,13 @@ use std::process::ExitCode;
 
 use mnemo_core::index_line::index_line;
 use mnemo_core::recall::{RecallRequest, trust_frame};
-use mnemo_core::{NoteView, Status};
+use mnemo_core::{Kind, NoteView, Status};
 use serde_json::{Value, json};
 
 use crate::app::recall::{
     Answer, answer_json, context_json, note_with_trust, ranking_line, rerank_setting, run_recall, session_context,
 };
-use crate::cli::{ContextArgs, Expand, Recall};
+use crate::cli::{ContextArgs, DEFAULT_LIMIT, Expand, Recall};
 use crate::context::Context;
 use crate::output::{note_text, print_json, shell_words};
 use crate::semantic::Semantic;
@@ -40,12 +40,49 @@ fn print_expanded(views: &[NoteView]) {
     }
 }
 
+/// The command that shows what an abstention held back: the same recall
+/// with `--all` — the store and workspace when they were named, every
+/// option kept — and the query after `--`, so one starting with `-` stays a
+/// query.
+fn held_back_command(ctx: &Context, kinds: &[Kind], limit: usize, flags: &[&str], query: &str) -> String {
+    let mut words: Vec<String> = vec!["mnemo".into()];
+    if ctx.named.store {
+        words.extend(["--store".into(), shell_words(&ctx.store_path.display().to_string())]);
+    }
+    if ctx.named.workspace {
+        words.extend(["--workspace".into(), shell_words(&ctx.workspace.id)]);
+    }
+    words.extend(["recall".into(), "--all".into()]);
+    words.extend(kinds.iter().map(|kind| format!("--kind {}", kind.as_str())));
+    if limit != DEFAULT_LIMIT {
+        words.push(format!("--limit {limit}"));
+    }
+    words.extend(flags.iter().map(|flag| flag.to_string()));
+    if query.starts_with('-') {
+        words.push("--".into());
+    }
+    words.push(shell_words(query));
+    words.join(" ")
+}
+
+/// The query as typed, with control characters shown as pictures (as in
+/// notes) so none drives the terminal it is echoed to; refused when blank.
+fn query_text(words: &[String]) -> anyhow::Result<String> {
+    let text = mnemo_core::model::neutralize_controls(&words.join(" "));
+    if text.trim().is_empty() {
+        anyhow::bail!(
+            "recall needs a query: what you are about to do or want to know (`mnemo context` gives the session-start bundle without one)"
+        );
+    }
+    Ok(text)
+}
+
 pub fn recall(ctx: &Context, args: Recall) -> anyhow::Result<ExitCode> {
-    let text = args.query.join(" ");
+    let text = query_text(&args.query)?;
     let mut store = ctx.open()?;
     let mut semantic = Semantic::load(ctx);
     let mut request = RecallRequest::new(ctx.workspace.id.clone(), args.limit.max(1));
-    request.kinds = args.kinds;
+    request.kinds = args.kinds.clone();
     if args.include_stale {
         request.states.push(Status::StaleFlagged.name());
     }
@@ -59,13 +96,25 @@ pub fn recall(ctx: &Context, args: Recall) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(abstention) = answer.answer.abstention {
-        println!("{}; `mnemo recall --all {}` shows them", abstention.describe(), shell_words(&text));
+        let flags: Vec<&str> = [
+            (args.include_stale, "--include-stale"),
+            (args.include_superseded, "--include-superseded"),
+            (args.expand, "--expand"),
+        ]
+        .into_iter()
+        .filter_map(|(on, flag)| on.then_some(flag))
+        .collect();
+        let again = held_back_command(ctx, &args.kinds, args.limit, &flags, &text);
+        println!("{}; `{again}` shows them", abstention.describe());
     } else if answer.views.is_empty() {
         println!("no notes match in workspace {}", ctx.workspace.id);
     } else if args.expand {
         print_expanded(&answer.views);
     } else {
         print_index(ctx, &answer);
+    }
+    if let Some(unconfident) = answer.answer.describe_unconfident() {
+        println!("{unconfident}");
     }
     println!("hidden: {}", answer.answer.describe_hidden());
     println!("{}", ranking_line(&answer));
@@ -87,7 +136,7 @@ pub fn expand(ctx: &Context, args: Expand) -> anyhow::Result<ExitCode> {
 
 pub fn context(ctx: &Context, args: ContextArgs) -> anyhow::Result<ExitCode> {
     let mut store = ctx.open()?;
-    let text = args.query.join(" ");
+    let text = mnemo_core::model::neutralize_controls(&args.query.join(" "));
     let mut semantic = Semantic::load(ctx);
     let (directives, relevant) = session_context(ctx, &mut store, &mut semantic, &text, args.limit, args.budget)?;
     if ctx.json {
@@ -111,7 +160,8 @@ pub fn context(ctx: &Context, args: ContextArgs) -> anyhow::Result<ExitCode> {
     println!("\n## {heading}");
     print_index(ctx, &relevant);
     if let Some(abstention) = relevant.answer.abstention {
-        println!("{}; `mnemo recall --all {}` shows them", abstention.describe(), shell_words(&text));
+        let again = held_back_command(ctx, &[], args.limit, &[], &text);
+        println!("{}; `{again}` shows them", abstention.describe());
     }
     if !text.trim().is_empty() {
         println!("hidden: {}", relevant.answer.describe_hidden());

@@ -95,6 +95,9 @@ pub struct RecallOutput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Abstained")]
     pub abstention: Option<Abstained>,
+    /// Set when `all: true` returned matches none of which is confident: guesses
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unconfident: bool,
     /// Matches the filters hid, by reason: stale, revoked, superseded, expired, other kind, other workspace
     pub hidden: BTreeMap<String, usize>,
     /// The hidden stale matches, best first (`include_stale: true` returns them)
@@ -121,6 +124,7 @@ impl RecallOutput {
         RecallOutput {
             results: entries.take(kept).collect(),
             abstention: a.abstention.map(|x| Abstained { held_back: x.held_back, best_similarity: x.best_similarity }),
+            unconfident: a.unconfident,
             hidden: a.hidden.iter().map(|(reason, n)| (reason.to_string(), *n)).collect(),
             hidden_stale: a.hidden_stale.clone(),
             hidden_superseded: a

@@ -71,6 +71,7 @@ fn answer_tail(answer: &Answer, cut: &[NoteId], hidden: bool) -> Vec<String> {
     } else if answer.views.is_empty() {
         lines.push("no notes match".into());
     }
+    lines.extend(answer.answer.describe_unconfident());
     lines.extend(cut_line(cut));
     if hidden {
         lines.push(hidden_line(&answer.answer));
