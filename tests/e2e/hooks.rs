@@ -318,6 +318,13 @@ fn a_recorded_claude_code_prompt_no_note_is_about_gets_nothing_and_an_abstention
     );
     assert!(!delivered.contains("tailwind") && !delivered.contains("RELEASING"), "{delivered}");
     assert!(!stderr.contains("no confident match"), "{stderr}");
+    // The same prompt again in the same session: nothing new, and the log says why.
+    let (stdout, stderr) = run_hook(&relevant);
+    assert_eq!(stdout, "", "a note is delivered once a session");
+    assert!(
+        stderr.contains(&format!("prompt recall delivers nothing new: #{gotcha_id} already delivered in this session")),
+        "{stderr}"
+    );
 
     // The same query on the command line: held back, and said so; --all shows what was held back.
     let recalled = env.json(&["recall", "zebra quantum xylophone"]);

@@ -80,6 +80,14 @@ pub fn deliver(ctx: &Context, occasion: &Occasion, mut budget: Budget) -> anyhow
             if !prompt.is_empty() {
                 session.user_message = Some(occasion.prompt.clone());
             }
+            // A hook that delivers nothing says why, to whoever reads the log.
+            if prompt.is_empty() {
+                tracing::info!("prompt recall delivers nothing: the prompt is empty");
+            } else if kinds.is_empty() {
+                tracing::info!(
+                    "prompt recall delivers nothing: .mnemo/config.toml [hooks.triggers] names no kind for it"
+                );
+            }
             if !prompt.is_empty() && !kinds.is_empty() {
                 let mut request = RecallRequest::new(ctx.workspace.id.clone(), 8);
                 request.kinds = kinds;
@@ -87,6 +95,7 @@ pub fn deliver(ctx: &Context, occasion: &Occasion, mut budget: Budget) -> anyhow
                 // so late interaction costs one short run of the model on the prompt.
                 let rerank = rerank_setting(ctx);
                 let answer = run_recall(ctx, &mut store, &mut Semantic::load(ctx), prompt, request, rerank)?;
+                let answer_was_confident = answer.answer.abstention.is_none();
                 if let Some(abstention) = answer.answer.abstention {
                     tracing::info!(
                         held_back = abstention.held_back,
@@ -95,7 +104,17 @@ pub fn deliver(ctx: &Context, occasion: &Occasion, mut budget: Budget) -> anyhow
                     );
                 }
                 let told = &mut session.told;
-                let fresh = told.not_yet_delivered(relevant_enough(answer));
+                let wanted = relevant_enough(answer);
+                let fresh = told.not_yet_delivered(wanted.clone());
+                if fresh.is_empty() && !wanted.is_empty() {
+                    let ids: Vec<String> = wanted.iter().map(|v| format!("#{}", v.note.id)).collect();
+                    tracing::info!(
+                        "prompt recall delivers nothing new: {} already delivered in this session",
+                        ids.join(", ")
+                    );
+                } else if wanted.is_empty() && answer_was_confident {
+                    tracing::info!("prompt recall delivers nothing: no note is similar enough to push unasked");
+                }
                 let relevant = delivery::in_full(&fresh, TitleLine::Index, ctx.now, told, &mut budget);
                 if !relevant.is_empty() {
                     lines.push("Notes from the project memory relevant to this prompt (mnemo):".into());

@@ -74,7 +74,7 @@ pub struct RecallArgs {
     /// Return the best matches even when none is a confident match (recall otherwise holds weak ones back, saying how many)
     #[serde(default)]
     pub all: bool,
-    /// The most this answer may cost, in tokens (about 4 bytes each), 100 to 100000 (default 2000); notes past it are cut and named
+    /// The most this answer may cost, in tokens (about 4 bytes each), 100 to 100000 (default 2000); the text and the structured content each fit it (a client gives its model one of them); notes past it are cut and named
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "i64")]
     pub max_tokens: Option<i64>,
@@ -128,7 +128,7 @@ pub struct ContextArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "i64")]
     pub limit: Option<i64>,
-    /// The most this answer may cost, in tokens (about 4 bytes each), 100 to 100000 (default 4000): the directives' bodies share it (one over its share is cut, saying so), the notes after them take what is left and those cut are named
+    /// The most this answer may cost, in tokens (about 4 bytes each), 100 to 100000 (default 4000; the text and the structured content each fit it): the directives' bodies share it (one over its share is cut, saying so), the notes after them take what is left and those cut are named
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "i64")]
     pub max_tokens: Option<i64>,
