@@ -9,6 +9,7 @@
 //! project issues INSERT/DELETE against the note tables.
 
 pub mod anchor;
+mod busy;
 mod chain;
 pub mod checkout;
 pub mod config;

@@ -1,6 +1,7 @@
-//! Opening the store: one SQLite file in WAL mode with a busy timeout, so
-//! several agents and an editor can read and write at once, migrated to the
-//! current schema. Also the entry to the one write path, [`Store::write`].
+//! Opening the store: one SQLite file in WAL mode with a busy handler that
+//! retries fast (`busy.rs`), so several agents and an editor can read and
+//! write at once, migrated to the current schema. Also the entry to the one
+//! write path, [`Store::write`].
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -79,7 +80,7 @@ impl Store {
         let classify = |e| classify(e, path);
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let mut conn = Connection::open_with_flags(path, flags).map_err(classify)?;
-        conn.busy_timeout(BUSY_TIMEOUT).map_err(classify)?;
+        conn.busy_handler(Some(crate::busy::retry_soon)).map_err(classify)?;
         let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)).map_err(classify)?;
         if !mode.eq_ignore_ascii_case("wal") {
             return Err(StoreError::CannotOpen {
