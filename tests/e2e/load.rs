@@ -4,7 +4,9 @@
 //! doubled, `store verify` is clean; write and hover latencies are printed.
 //!
 //! Short form (CI): 10k notes, 5 s. `scripts/soak` runs the long form with
-//! `MNEMO_LOAD_NOTES=100000 MNEMO_LOAD_SECONDS=60`.
+//! `MNEMO_LOAD_NOTES=100000 MNEMO_LOAD_SECONDS=60`. `MNEMO_LOAD_MIRROR=1`
+//! keeps the workspace's MEMORY.md mirror current through it all, and then
+//! checks the mirror shows the last write.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -38,10 +40,14 @@ type Acks = Arc<Mutex<Vec<(i64, String, Duration)>>>;
 fn sixteen_writers_and_an_open_language_server_lose_nothing() {
     let notes = setting("MNEMO_LOAD_NOTES", 10_000);
     let seconds = setting("MNEMO_LOAD_SECONDS", 5);
+    let with_mirror = setting("MNEMO_LOAD_MIRROR", 0) == 1;
     let env = Env::new();
     env.import_findings(notes as usize, |i| {
         (format!("generated note {i} about caches and locks"), format!("Body of note {i}."))
     });
+    if with_mirror {
+        env.ok(&["export", "--enable"]);
+    }
 
     let deadline = Instant::now() + Duration::from_secs(seconds);
     let acks: Acks = Arc::default();
@@ -130,6 +136,15 @@ fn sixteen_writers_and_an_open_language_server_lose_nothing() {
         assert_eq!(env.json(&["show", &id.to_string()])["title"], title.as_str());
     }
     env.ok(&["store", "verify"]);
+    if with_mirror {
+        // The mirror caught up with every write: no process left it behind,
+        // so exporting again finds the file already holding the render.
+        let mirror = std::fs::read_to_string(env.root.join("MEMORY.md")).unwrap();
+        let last = acks.iter().map(|(id, _, _)| *id).max().unwrap();
+        assert!(mirror.contains(&format!("#{last}")), "the mirror shows the last write #{last}");
+        let again = env.json(&["export"]);
+        assert_eq!(again["written"], false, "the mirror was current after the load: {again}");
+    }
 
     let (mut cli, mut mcp): (Vec<Duration>, Vec<Duration>) = (
         acks.iter().filter(|(_, t, _)| t.starts_with("cli")).map(|a| a.2).collect(),
@@ -137,7 +152,10 @@ fn sixteen_writers_and_an_open_language_server_lose_nothing() {
     );
     let mut all: Vec<Duration> = acks.iter().map(|a| a.2).collect();
     let lines = [
-        format!("load: {notes} notes, 16 writers (8 CLI, 8 MCP) and one language server for {seconds} s"),
+        format!(
+            "load: {notes} notes, 16 writers (8 CLI, 8 MCP) and one language server for {seconds} s, mirror {}",
+            if with_mirror { "on" } else { "off" }
+        ),
         report("write (all)", &mut all),
         report("write (CLI process, start to exit)", &mut cli),
         report("write (MCP call)", &mut mcp),

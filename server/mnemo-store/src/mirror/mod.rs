@@ -7,6 +7,7 @@
 //! store; only its bytes are compared to skip a write that changes nothing.
 
 mod atomic_write;
+mod render_turn;
 pub mod sync;
 
 use std::path::{Component, Path, PathBuf};
@@ -212,27 +213,35 @@ pub fn publish(
 /// True when the store changed since the mirror was last rendered (or it never was,
 /// or the file is gone).
 pub fn is_behind(store: &Store, target: &MirrorTarget) -> Result<bool, StoreError> {
-    let (recorded, epoch, exists) = (recorded_epoch(store, target)?, store.epoch()?, target.path.is_file());
-    let behind = recorded != Some(epoch) || !exists;
-    tracing::debug!(
-        path = %target.path.display(),
-        ?recorded,
-        epoch,
-        exists,
-        behind,
-        "mirror checked against the store"
-    );
-    Ok(behind)
+    Ok(!shows_at_least(store, target, store.epoch()?)?)
 }
 
 /// The mirror-upkeep rule every process follows, after its own writes, on
-/// opening the store, and when another process's write is seen: render the
-/// mirror when it is behind the store. Returns the render, if there was one.
+/// opening the store, and when another process's write is seen: make sure
+/// the mirror shows at least the store as it is now. Processes take turns
+/// ([`render_turn`]); one that waited usually finds the render just
+/// published already covers its write and renders nothing, so a burst of
+/// writes costs a few renders. Returns the render, if this process made one.
 pub fn keep_current(store: &Store, target: &MirrorTarget) -> Result<Option<ExportOutcome>, MirrorError> {
-    if !is_behind(store, target)? {
+    let wanted = store.epoch()?;
+    if shows_at_least(store, target, wanted)? {
+        return Ok(None);
+    }
+    let _turn = render_turn::RenderTurn::wait(store.path());
+    if shows_at_least(store, target, wanted)? {
+        tracing::debug!(path = %target.path.display(), wanted, "mirror skipped: another process's render covers this write");
         return Ok(None);
     }
     export(store, target).map(Some)
+}
+
+/// Whether the mirror file exists and was rendered at `epoch` or later.
+fn shows_at_least(store: &Store, target: &MirrorTarget, epoch: i64) -> Result<bool, StoreError> {
+    let recorded = recorded_epoch(store, target)?;
+    let exists = target.path.is_file();
+    let covered = exists && recorded.is_some_and(|recorded| recorded >= epoch);
+    tracing::debug!(path = %target.path.display(), ?recorded, epoch, exists, covered, "mirror checked against the store");
+    Ok(covered)
 }
 
 /// The one wording of an upkeep that failed, for the person: the write is
