@@ -197,6 +197,8 @@ fn diagnostic(line: usize, severity: Severity, message: String) -> Diagnostic {
 
 /// Plan the check-in of `edited` against its `base` entries and the store's
 /// `current` entries of the same workspace, honouring `resolutions`.
+/// `current` needs to hold only the [`consulted`] notes and the notes that
+/// superseded them; notes it lacks are taken as forgotten.
 pub fn plan_checkin(
     base: &[Entry],
     edited: &ParsedCheckout,
@@ -216,18 +218,7 @@ pub fn plan_checkin(
     let mut seen: HashSet<NoteId> = HashSet::new();
     // A problem inside an entry, or between it and the next one, may mean
     // its text was cut or swallowed: leave the entry alone until it is fixed.
-    let troubled: HashSet<usize> = (0..edited.entries.len())
-        .filter(|&index| {
-            let parsed = &edited.entries[index];
-            let line = parsed.first_line;
-            let next = edited.entries.get(index + 1).map_or(usize::MAX, |e| e.first_line);
-            edited.diagnostics.iter().any(|d| {
-                let inside = d.line > line && d.line <= parsed.last_line;
-                let stray_after = d.line > parsed.last_line && d.line < next && d.message == UNEXPECTED_TEXT;
-                (inside || stray_after) && matches!(d.severity, Severity::Error | Severity::Warning)
-            })
-        })
-        .collect();
+    let troubled = troubled_entries(edited);
     let identity = identity::identities(base, &edited.entries, &troubled);
     let probably = |index: usize| {
         identity
@@ -342,6 +333,68 @@ pub fn plan_checkin(
         judge(&mut plan, 0, id, before, None, &current_by_id);
     }
     plan
+}
+
+/// The entries (by index) with a problem inside them, or a stray line
+/// between them and the next entry: each is looked up among the problems
+/// sorted by line, so a checkout with thousands of each costs no more than
+/// reading them.
+fn troubled_entries(edited: &ParsedCheckout) -> HashSet<usize> {
+    let mut serious: Vec<(usize, bool)> = edited
+        .diagnostics
+        .iter()
+        .filter(|d| matches!(d.severity, Severity::Error | Severity::Warning))
+        .map(|d| (d.line, d.message == UNEXPECTED_TEXT))
+        .collect();
+    serious.sort_unstable();
+    let mut troubled = HashSet::new();
+    for (index, parsed) in edited.entries.iter().enumerate() {
+        let next = edited.entries.get(index + 1).map_or(usize::MAX, |e| e.first_line);
+        let after_first = serious.partition_point(|&(line, _)| line <= parsed.first_line);
+        let hit = serious[after_first..].iter().take_while(|&&(line, _)| line < next).any(|&(line, stray)| {
+            let inside = line <= parsed.last_line;
+            inside || stray
+        });
+        if hit {
+            troubled.insert(index);
+        }
+    }
+    troubled
+}
+
+/// Which notes' state in the store now a plan of `edited` against `base`
+/// can consult: the store reads only these (and the notes that superseded
+/// them), so a check-in costs in proportion to the edit, not the workspace.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Consulted {
+    /// Every id the edit changed, deleted, repeated, or that the base lacks,
+    /// and every id a resolution names.
+    pub ids: HashSet<NoteId>,
+    /// Whether the edit adds entries: then the notes created since the
+    /// checkout are consulted too (checking the same new entry in twice
+    /// must not create it twice).
+    pub created_since_checkout: bool,
+}
+
+/// What [`plan_checkin`] will look up in the store's entries (see [`Consulted`]).
+pub fn consulted(base: &[Entry], edited: &ParsedCheckout, resolutions: &Resolutions) -> Consulted {
+    let base_by_id: HashMap<NoteId, &Entry> = base.iter().filter_map(|e| Some((e.id?, e))).collect();
+    let mut consulted = Consulted::default();
+    let mut in_edit: HashSet<NoteId> = HashSet::new();
+    for parsed in &edited.entries {
+        let entry = &parsed.entry;
+        let Some(id) = entry.id else {
+            consulted.created_since_checkout |= entry.marker.is_none();
+            continue;
+        };
+        let repeated = !in_edit.insert(id);
+        if repeated || base_by_id.get(&id).is_none_or(|before| *before != entry) {
+            consulted.ids.insert(id);
+        }
+    }
+    consulted.ids.extend(base_by_id.keys().filter(|id| !in_edit.contains(id)));
+    consulted.ids.extend(resolutions.keep_mine.iter().chain(&resolutions.take_theirs));
+    consulted
 }
 
 /// One entry the checkout held: what the person did to it, against what the store did.

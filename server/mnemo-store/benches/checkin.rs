@@ -1,7 +1,9 @@
 //! Benchmark: check in 1, 100 and 1,000 changed entries of a checkout of a
 //! 10k-note workspace (the generated corpus): the preview (parse + plan, what
 //! the language server runs while a person types) and the whole check-in
-//! (plan, apply in one transaction, re-render, carry over). Median of three
+//! (plan, apply in one transaction, re-render, carry over); then a preview
+//! of a checkout with a stray line after every 20th entry (each a
+//! diagnostic, the worst case for matching problems to entries). Median of three
 //! fresh stores per row; run with `cargo bench -p mnemo-store --bench checkin`
 //! (pass a corpus size to override 10000).
 
@@ -34,6 +36,24 @@ fn edit(text: &str, count: usize) -> String {
         .collect();
     assert_eq!(left, 0, "the corpus has enough active entries");
     lines.join("\n") + "\n"
+}
+
+/// A stray line of text after every `every`th entry.
+fn with_stray_lines(text: &str, every: usize) -> (String, usize) {
+    let mut out = String::with_capacity(text.len() + text.len() / 10);
+    let (mut entries, mut strays) = (0, 0);
+    for line in text.lines() {
+        if line.starts_with("- [#") {
+            if entries > 0 && entries % every == 0 {
+                out.push_str("stray words typed between entries\n");
+                strays += 1;
+            }
+            entries += 1;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    (out, strays)
 }
 
 fn median(mut times: Vec<Duration>) -> Duration {
@@ -79,4 +99,20 @@ fn main() {
             events,
         );
     }
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("memory.db")).unwrap();
+    import(&mut store, text.as_bytes(), Actor::Agent, Timestamp(1_800_000_000)).unwrap();
+    let checkout = store.checkout(&workspace).unwrap();
+    let (strayed, strays) = with_stray_lines(&checkout.text, 20);
+    let mut previews = Vec::new();
+    for _ in 0..3 {
+        let started = Instant::now();
+        let plan = store.preview_checkin(&workspace, &strayed).unwrap();
+        previews.push(started.elapsed());
+        assert!(plan.changes.is_empty() && plan.diagnostics.len() >= strays);
+    }
+    println!();
+    println!("| notes | stray lines | preview (parse + plan) |");
+    println!("|---:|---:|---:|");
+    println!("| {size} | {strays} | {:.1} ms |", median(previews).as_secs_f64() * 1e3);
 }

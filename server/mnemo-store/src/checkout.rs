@@ -6,9 +6,14 @@
 
 use std::path::Path;
 
-use mnemo_core::checkin::{Change, CheckinPlan, Conflict, Content, Resolutions, carry_over, plan_checkin};
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use mnemo_core::checkin::{
+    Change, CheckinPlan, Conflict, Consulted, Content, Resolutions, carry_over, consulted, plan_checkin,
+};
 use mnemo_core::memory_md::{Diagnostic, Entry, Severity, entries_of, parse_checkout};
-use mnemo_core::{Actor, Anchor, EventData, EventKind, NewNote, NoteId, Provenance, Timestamp};
+use mnemo_core::{Actor, Anchor, EventData, EventKind, NewNote, NoteId, Provenance, Status, Timestamp};
 use rusqlite::OptionalExtension;
 
 use crate::anchor::capture;
@@ -80,6 +85,22 @@ pub struct CheckedIn {
     pub unapplied: usize,
 }
 
+/// The last checkout base this process parsed, kept for the next preview
+/// (whichever store handle asks: the language server opens one per request).
+static LAST_BASE: std::sync::Mutex<Option<ParsedBase>> = std::sync::Mutex::new(None);
+
+/// The base entries an edit was checked out from, and the base text (`None`
+/// when the edit has no readable header: then there is no base).
+type BaseOfEdit = (Arc<Vec<Entry>>, Option<Arc<String>>);
+
+/// A parsed checkout base.
+#[derive(Debug)]
+struct ParsedBase {
+    workspace: String,
+    text: Arc<String>,
+    entries: Arc<Vec<Entry>>,
+}
+
 /// How many checkout bases a workspace keeps (the newest).
 pub const KEPT_CHECKOUTS: i64 = 32;
 
@@ -109,8 +130,9 @@ impl Store {
     pub fn preview_checkin(&self, workspace: &Workspace, text: &str) -> Result<CheckinPlan, StoreError> {
         let edited = parse_checkout(text);
         let (base, _) = self.base_of(workspace, &edited)?;
-        let current = entries_of(&self.notes(&Scope::Workspace(workspace.id.clone()))?);
-        let plan = plan_checkin(&base, &edited, &current, &Resolutions::default());
+        let resolutions = Resolutions::default();
+        let current = self.current_entries(workspace, &base, &consulted(&base, &edited, &resolutions))?;
+        let plan = plan_checkin(&base, &edited, &current, &resolutions);
         tracing::debug!(
             workspace = %workspace.id,
             base_epoch = ?edited.epoch,
@@ -122,19 +144,74 @@ impl Store {
         Ok(plan)
     }
 
+    /// The store's entries now for the notes a plan consults, and for the
+    /// notes that superseded them (a conflict shows the live successor), all
+    /// read from one state of the store. A note of another workspace, or
+    /// forgotten, is left out: the plan then says there is no such note.
+    fn current_entries(
+        &self,
+        workspace: &Workspace,
+        base: &[Entry],
+        consulted: &Consulted,
+    ) -> Result<Vec<Entry>, StoreError> {
+        self.snapshot(|store| {
+            let mut wanted: Vec<NoteId> = consulted.ids.iter().copied().collect();
+            if consulted.created_since_checkout {
+                let in_base: HashSet<NoteId> = base.iter().filter_map(|e| e.id).collect();
+                wanted.extend(store.note_ids(&workspace.id)?.into_iter().filter(|id| !in_base.contains(id)));
+            }
+            let scope = Scope::Workspace(workspace.id.clone());
+            let (mut views, mut read) = (Vec::new(), HashSet::new());
+            while let Some(id) = wanted.pop() {
+                if !read.insert(id) {
+                    continue;
+                }
+                match store.note(&scope, id) {
+                    Ok(view) => {
+                        if let Status::Superseded { by } = view.state.status {
+                            wanted.push(by);
+                        }
+                        views.push(view);
+                    }
+                    Err(StoreError::NoSuchNote { .. } | StoreError::OtherWorkspace { .. }) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            tracing::debug!(workspace = %workspace.id, notes = views.len(), "read the notes a check-in consults");
+            Ok(entries_of(&views))
+        })
+    }
+
     /// The base entries an edit was checked out from, and the base text.
+    /// The last base parsed in this process is kept ([`LAST_BASE`]): a
+    /// language server previews every pause in typing against the same base.
     fn base_of(
         &self,
         workspace: &Workspace,
         edited: &mnemo_core::memory_md::ParsedCheckout,
-    ) -> Result<(Vec<Entry>, Option<String>), StoreError> {
+    ) -> Result<BaseOfEdit, StoreError> {
         match (&edited.workspace, edited.epoch) {
             (Some(id), Some(epoch)) if *id == workspace.id => match self.checkout_base(id, epoch)? {
-                Some(base) => Ok((entries_in(&base), Some(base))),
+                Some(text) => {
+                    let mut last = LAST_BASE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                    // The same (workspace, epoch) can be recorded again with
+                    // other text (a check-in's carried base), so the text decides.
+                    if let Some(parsed) = last.as_ref().filter(|p| p.workspace == *id && *p.text == text) {
+                        return Ok((parsed.entries.clone(), Some(parsed.text.clone())));
+                    }
+                    let parsed = ParsedBase {
+                        workspace: id.clone(),
+                        entries: Arc::new(entries_in(&text)),
+                        text: Arc::new(text),
+                    };
+                    let found = (parsed.entries.clone(), Some(parsed.text.clone()));
+                    *last = Some(parsed);
+                    Ok(found)
+                }
                 None => Err(StoreError::UnknownCheckout { epoch }),
             },
             (Some(id), Some(_)) => Err(StoreError::CheckoutOfOtherWorkspace { workspace: id.clone() }),
-            _ => Ok((Vec::new(), None)),
+            _ => Ok((Arc::new(Vec::new()), None)),
         }
     }
 
@@ -173,7 +250,7 @@ impl Store {
     ) -> Result<CheckinOutcome, StoreError> {
         let edited = parse_checkout(text);
         let (base, base_text) = self.base_of(workspace, &edited)?;
-        let current = entries_of(&self.notes(&Scope::Workspace(workspace.id.clone()))?);
+        let current = self.current_entries(workspace, &base, &consulted(&base, &edited, resolutions))?;
         let plan = plan_checkin(&base, &edited, &current, resolutions);
         let mut outcome = CheckinOutcome { plan, ..CheckinOutcome::default() };
         let mut prepared: Vec<(usize, Change, Vec<Anchor>)> = Vec::new();

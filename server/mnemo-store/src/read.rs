@@ -179,6 +179,13 @@ impl Store {
         row.into_view(anchors)
     }
 
+    /// The ids of every note of `workspace` (no content read).
+    pub fn note_ids(&self, workspace: &str) -> Result<Vec<NoteId>, StoreError> {
+        let mut stmt = self.conn.prepare_cached("SELECT id FROM notes WHERE workspace = ?1")?;
+        let ids = stmt.query_map([workspace], |r| r.get(0))?.collect::<Result<_, _>>()?;
+        Ok(ids)
+    }
+
     /// Every note in `scope`, ids ascending.
     pub fn notes(&self, scope: &Scope) -> Result<Vec<NoteView>, StoreError> {
         self.snapshot(|store| store.notes_unsnapshotted(scope))

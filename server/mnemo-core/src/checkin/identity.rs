@@ -32,7 +32,8 @@ pub(super) struct Identities {
 /// The same creation date, and the same title or the same (non-empty) body.
 fn looks_like(entry: &Entry, base: &Entry) -> bool {
     entry.created == base.created
-        && (normalize_title(&entry.title) == normalize_title(&base.title)
+        && (entry.title == base.title
+            || normalize_title(&entry.title) == normalize_title(&base.title)
             || (!base.body.trim().is_empty() && normalize_body(&entry.body) == normalize_body(&base.body)))
 }
 
@@ -40,6 +41,15 @@ fn looks_like(entry: &Entry, base: &Entry) -> bool {
 /// `skip` holds entries judged elsewhere (cut or swallowed text).
 pub(super) fn identities(base: &[Entry], edited: &[ParsedEntry], skip: &HashSet<usize>) -> Identities {
     let by_id: HashMap<NoteId, &Entry> = base.iter().filter_map(|e| Some((e.id?, e))).collect();
+    // Every search below wants the same creation date first: the base notes
+    // of each date, in base order, so a search reads one day's notes.
+    let mut by_date: HashMap<&Option<String>, Vec<(NoteId, &Entry)>> = HashMap::new();
+    for b in base {
+        if let Some(id) = b.id {
+            by_date.entry(&b.created).or_default().push((id, b));
+        }
+    }
+    let same_day = |entry: &Entry| by_date.get(&entry.created).map_or(&[][..], Vec::as_slice).to_vec().into_iter();
     // A base note is recognised when an entry with its id still looks like it.
     let recognised: HashSet<NoteId> = edited
         .iter()
@@ -55,9 +65,7 @@ pub(super) fn identities(base: &[Entry], edited: &[ParsedEntry], skip: &HashSet<
         }
         // A note whose own entry is gone and which this entry looks like
         // (exactly its text first).
-        let other = base
-            .iter()
-            .filter_map(|b| Some((b.id?, b)))
+        let other = same_day(entry)
             .filter(|(other, b)| *other != id && !recognised.contains(other) && looks_like(entry, b))
             .max_by_key(|(other, b)| (b.title == entry.title && b.body == entry.body, std::cmp::Reverse(*other)))
             .map(|(other, _)| other);
@@ -73,7 +81,7 @@ pub(super) fn identities(base: &[Entry], edited: &[ParsedEntry], skip: &HashSet<
         }
         // An exact copy of a note that is still there, under another id (a
         // retyped id carried back next to its restored note, say).
-        let copied = base.iter().filter_map(|b| Some((b.id?, b))).find(|(other, b)| {
+        let copied = same_day(entry).find(|(other, b)| {
             *other != id
                 && b.created == entry.created
                 && normalize_title(&b.title) == normalize_title(&entry.title)
@@ -89,6 +97,7 @@ pub(super) fn identities(base: &[Entry], edited: &[ParsedEntry], skip: &HashSet<
         }
     }
     // Unknown or duplicated ids: the vanished note of the same date and section they sit in.
+    let in_edit: HashSet<NoteId> = edited.iter().filter_map(|p| p.entry.id).collect();
     let mut count: HashMap<NoteId, usize> = HashMap::new();
     for (index, parsed) in edited.iter().enumerate() {
         if let Some(id) = parsed.entry.id
@@ -104,10 +113,10 @@ pub(super) fn identities(base: &[Entry], edited: &[ParsedEntry], skip: &HashSet<
         if !doubtful || found.refused.contains_key(&index) || skip.contains(&index) {
             continue;
         }
-        let gone = base.iter().filter_map(|b| Some((b.id?, b))).find(|(other, b)| {
+        let gone = same_day(entry).find(|(other, b)| {
             *other != id
                 && !recognised.contains(other)
-                && !edited.iter().any(|p| p.entry.id == Some(*other))
+                && !in_edit.contains(other)
                 && !found.protected.contains(other)
                 && b.created == entry.created
                 && b.kind == entry.kind

@@ -557,3 +557,72 @@ fn a_retyped_entry_carried_back_beside_its_restored_note_says_what_it_is() {
         "{plan:?}"
     );
 }
+
+/// `current` cut down to what a store reads for a check-in: the consulted
+/// notes, the notes created since the checkout, and their successors.
+fn only_consulted(base: &[Entry], edited: &ParsedCheckout, current: &[Entry]) -> Vec<Entry> {
+    let wanted = consulted(base, edited, &Resolutions::default());
+    let in_base: HashSet<NoteId> = base.iter().filter_map(|e| e.id).collect();
+    let by_id: HashMap<NoteId, &Entry> = current.iter().filter_map(|e| Some((e.id?, e))).collect();
+    let mut ids: Vec<NoteId> = wanted.ids.iter().copied().collect();
+    if wanted.created_since_checkout {
+        ids.extend(by_id.keys().filter(|id| !in_base.contains(id)));
+    }
+    let mut kept: HashMap<NoteId, Entry> = HashMap::new();
+    while let Some(id) = ids.pop() {
+        let Some(entry) = by_id.get(&id) else { continue };
+        if kept.insert(id, (*entry).clone()).is_none()
+            && let Some(crate::memory_md::StateMarker::Superseded { by, .. }) = &entry.marker
+        {
+            ids.push(*by);
+        }
+    }
+    kept.into_values().collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// A store reads only the consulted notes for a check-in; the plan is
+    /// the same as against every note of the workspace.
+    #[test]
+    fn planning_against_the_consulted_notes_is_planning_against_all(
+        views in store_strategy(),
+        now in store_strategy(),
+        ops in proptest::collection::vec((any::<u8>(), any::<usize>()), 0..6),
+    ) {
+        let base = entries_of(&views);
+        let text = render(&Flavour::Checkout { workspace: "/w".into(), epoch: 3 }, "w", &base);
+        let edited = parse_checkout(&edit_script(&text, &ops));
+        for current in [base.clone(), entries_of(&now)] {
+            let all = plan_checkin(&base, &edited, &current, &Resolutions::default());
+            let some = plan_checkin(&base, &edited, &only_consulted(&base, &edited, &current), &Resolutions::default());
+            prop_assert_eq!(all, some);
+        }
+    }
+}
+
+#[test]
+fn an_untouched_checkout_consults_nothing_and_each_kind_of_edit_its_notes() {
+    let base = entries(BASE);
+    let none = consulted(&base, &parse_checkout(BASE), &Resolutions::default());
+    assert_eq!(none, Consulted::default());
+    let retitled = consulted(
+        &base,
+        &parse_checkout(&edit("Lock order matters", "Lock order matters a lot")),
+        &Resolutions::default(),
+    );
+    assert_eq!(retitled.ids, HashSet::from([2]));
+    let deleted = consulted(
+        &base,
+        &parse_checkout(&edit("- [#4] 2026-06-04 · low · REVOKED 2026-06-09 (wrong) · Old advice\n", "")),
+        &Resolutions::default(),
+    );
+    assert_eq!(deleted.ids, HashSet::from([4]));
+    let added = consulted(
+        &base,
+        &parse_checkout(&edit("## Tasks\n\n", "## Tasks\n\n- high · Port the cache\n\n")),
+        &Resolutions::default(),
+    );
+    assert!(added.ids.is_empty() && added.created_since_checkout);
+}
