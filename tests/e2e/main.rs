@@ -6,6 +6,7 @@ mod cli_errors;
 mod cli_lifecycle;
 mod cli_reads;
 mod concurrency;
+mod daemon;
 mod drift;
 mod faults;
 mod fuzz;

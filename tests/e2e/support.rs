@@ -66,7 +66,11 @@ impl Env {
             .env("MNEMO_STORE", &self.store)
             .env("MNEMO_NOW", NOW)
             .env("MNEMO_MODEL_DIR", &self.model_dir)
-            .env_remove("ORT_DYLIB_PATH");
+            .env_remove("ORT_DYLIB_PATH")
+            // No resident model unless a test asks for one (daemon.rs), and
+            // then in this environment's own runtime directory.
+            .env("MNEMO_DAEMON", "off")
+            .env("XDG_RUNTIME_DIR", self.home.join("run"));
         cmd
     }
 

@@ -17,8 +17,16 @@ impl Embedder {
     /// The token vectors of a query (the declared query prefix before it).
     pub fn query_token_vectors(&mut self, query: &str) -> Result<TokenVectors, EmbedError> {
         let text = self.declaration.query_text(query);
-        let output =
-            self.model.transform([text.as_str()], Some(BATCH_SIZE)).map_err(|e| EmbedError::Embed(e.to_string()))?;
+        self.token_vectors_of(&text)
+    }
+
+    /// The token vectors of `text` as given (any prefix already applied).
+    pub(crate) fn token_vectors_of(&mut self, text: &str) -> Result<TokenVectors, EmbedError> {
+        let model = match &mut self.model {
+            crate::Model::Local(model) => model,
+            crate::Model::Resident(connection) => return connection.tokens(text),
+        };
+        let output = model.transform([text], Some(BATCH_SIZE)).map_err(|e| EmbedError::Embed(e.to_string()))?;
         let mut vectors = Vec::new();
         for batch in output.into_raw() {
             vectors.extend(batch_token_vectors(&batch)?);

@@ -91,6 +91,8 @@ pub enum Command {
     Lsp,
     /// Serve the Model Context Protocol over stdio (for agents: remember, recall, …)
     Mcp,
+    /// Keep the embedding model loaded for other mnemo processes (started on demand; exits when idle)
+    Daemon(Daemon),
     /// Agent-harness hooks: push memory into the agent's context at fixed moments
     #[command(subcommand)]
     Hook(HookCommand),
@@ -347,6 +349,13 @@ pub struct Eval {
     /// (give it twice or more; each embeds the corpus into its own temporary store)
     #[arg(long = "model", value_name = "DIR")]
     pub models: Vec<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct Daemon {
+    /// Exit after this many seconds without a client [default: MNEMO_DAEMON_IDLE_SECONDS, else 600]
+    #[arg(long, value_name = "SECONDS")]
+    pub idle_seconds: Option<u64>,
 }
 
 #[derive(Args)]

@@ -10,6 +10,7 @@ mod context;
 mod logging;
 mod output;
 mod process_tree;
+mod resident;
 mod semantic;
 
 use std::process::ExitCode;

@@ -18,6 +18,27 @@ use mnemo_store::{NoteEmbedding, Scope, Store};
 
 use crate::context::Context;
 
+/// Where the model is: `model_dir` when given, else `MNEMO_MODEL_DIR` /
+/// `ORT_DYLIB_PATH`, `[recall]` in the workspace config, or the default data
+/// directory. A broken config is a reason for lexical-only recall.
+pub fn location_of(
+    config: Result<&WorkspaceConfig, String>,
+    model_dir: Option<&std::path::Path>,
+) -> Result<ModelLocation, String> {
+    let config = config?;
+    let env = |name: &str| std::env::var(name).ok();
+    let default = default_model_dir(env("XDG_DATA_HOME").as_deref(), env("HOME").as_deref());
+    let given = model_dir.map(|d| d.display().to_string());
+    ModelLocation::resolve(
+        given.as_deref().or(env("MNEMO_MODEL_DIR").as_deref()),
+        env("ORT_DYLIB_PATH").as_deref(),
+        config.recall.model_dir.as_deref(),
+        config.recall.onnxruntime.as_deref(),
+        default,
+    )
+    .ok_or_else(|| "no model location: set MNEMO_MODEL_DIR or HOME".to_string())
+}
+
 /// The model, or why there is none.
 pub struct Semantic {
     embedder: Result<Embedder, String>,
@@ -25,33 +46,25 @@ pub struct Semantic {
 
 impl Semantic {
     /// Load the model this context is configured with. Never fails: a missing
-    /// or broken model makes recall lexical-only, with the reason.
+    /// or broken model makes recall lexical-only, with the reason. Asks the
+    /// resident model when one runs (`mnemo daemon`), and otherwise starts
+    /// one for the next process and loads its own ([`crate::resident`]).
     pub fn load(ctx: &Context) -> Semantic {
-        Semantic::load_from(ctx.config().map_err(|e| e.to_string()), None)
+        let location = match location_of(ctx.config().map_err(|e| e.to_string()), None) {
+            Ok(location) => location,
+            Err(reason) => return Semantic { embedder: Err(reason) },
+        };
+        if let Some(embedder) = crate::resident::connect_or_start(&location) {
+            return Semantic { embedder: Ok(embedder) };
+        }
+        Semantic { embedder: Embedder::load(&location).map_err(|e| e.to_string()) }
     }
 
     /// Load the model from `model_dir` when given (an editor's setting, which
-    /// wins over everything), else as [`Semantic::load`] does.
+    /// wins over everything), else as configured, in this process (the
+    /// language server and `eval --model` keep their own).
     pub fn load_from(config: Result<&WorkspaceConfig, String>, model_dir: Option<&std::path::Path>) -> Semantic {
-        // A broken config is a reason for lexical-only recall, said in every answer.
-        let config = match config {
-            Ok(config) => config,
-            Err(e) => return Semantic { embedder: Err(e) },
-        };
-        let env = |name: &str| std::env::var(name).ok();
-        let default = default_model_dir(env("XDG_DATA_HOME").as_deref(), env("HOME").as_deref());
-        let given = model_dir.map(|d| d.display().to_string());
-        let location = ModelLocation::resolve(
-            given.as_deref().or(env("MNEMO_MODEL_DIR").as_deref()),
-            env("ORT_DYLIB_PATH").as_deref(),
-            config.recall.model_dir.as_deref(),
-            config.recall.onnxruntime.as_deref(),
-            default,
-        );
-        let embedder = match location {
-            Some(location) => Embedder::load(&location).map_err(|e| e.to_string()),
-            None => Err("no model location: set MNEMO_MODEL_DIR or HOME".to_string()),
-        };
+        let embedder = location_of(config, model_dir).and_then(|l| Embedder::load(&l).map_err(|e| e.to_string()));
         Semantic { embedder }
     }
 

@@ -3,6 +3,7 @@
 
 mod check;
 mod checkin;
+mod daemon;
 mod eval;
 mod export;
 mod hook;
@@ -46,6 +47,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Check => check::run(&ctx),
         Command::Lsp => lsp::run(&ctx),
         Command::Mcp => mcp::run(ctx),
+        Command::Daemon(args) => daemon::run(&ctx, args),
         Command::Hook(args) => hook::run(&ctx, args),
         Command::Store(command) => store::run(&ctx, command),
         Command::Import(command) => import::run(&ctx, command),

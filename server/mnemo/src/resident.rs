@@ -1,0 +1,69 @@
+//! Using the resident model from a short-lived process: ask the one that
+//! runs for this model, else start one (`mnemo daemon`, detached) for the
+//! processes after this one and let this one load its own model as before,
+//! so no command ever waits for a daemon to come up.
+//!
+//! `MNEMO_DAEMON=off` turns both off (the test suite does, except in the
+//! tests of the daemon itself); `MNEMO_DAEMON_IDLE_SECONDS` sets how long a
+//! started daemon waits for requests before it exits (default 600).
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use mnemo_embed::{Embedder, ModelLocation};
+
+/// How long a daemon with no clients and no requests stays.
+pub const DEFAULT_IDLE: Duration = Duration::from_secs(600);
+
+/// Whether this process may use or start a resident model.
+pub fn enabled() -> bool {
+    !std::env::var("MNEMO_DAEMON").is_ok_and(|v| matches!(v.trim(), "off" | "0" | "false" | "no"))
+}
+
+/// The idle time a daemon is started with.
+pub fn idle() -> Duration {
+    std::env::var("MNEMO_DAEMON_IDLE_SECONDS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(DEFAULT_IDLE, Duration::from_secs)
+}
+
+/// The resident model for `location`, when one answers; otherwise a
+/// daemon is started for the next process and `None` is returned.
+pub fn connect_or_start(location: &ModelLocation) -> Option<Embedder> {
+    // No private runtime directory: no socket to ask or to serve on.
+    if !enabled() || mnemo_embed::resident::socket_path(location).is_none() {
+        return None;
+    }
+    if let Some(embedder) = Embedder::connect(location) {
+        return Some(embedder);
+    }
+    // Only worth starting when the model is there to load.
+    if location.model_dir.join("model.onnx").is_file() {
+        start(location);
+    }
+    None
+}
+
+/// Start `mnemo daemon` for `location`, detached: its own process group (a
+/// Ctrl-C in the terminal does not reach it), no terminal, working directory
+/// `/`. A daemon that finds another already serving exits at once.
+fn start(location: &ModelLocation) {
+    use std::os::unix::process::CommandExt;
+    let Ok(exe) = std::env::current_exe() else { return };
+    let started = Command::new(exe)
+        .arg("daemon")
+        .env("MNEMO_MODEL_DIR", &location.model_dir)
+        .env("ORT_DYLIB_PATH", &location.onnxruntime)
+        .current_dir(Path::new("/"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn();
+    match started {
+        Ok(child) => tracing::info!(pid = child.id(), "started the resident model for the next commands"),
+        Err(e) => tracing::debug!(error = %e, "could not start the resident model"),
+    }
+}
