@@ -48,11 +48,22 @@ pub fn connect_or_start(location: &ModelLocation) -> Option<Embedder> {
 
 /// Start `mnemo daemon` for `location`, detached: its own process group (a
 /// Ctrl-C in the terminal does not reach it), no terminal, working directory
-/// `/`. A daemon that finds another already serving exits at once.
+/// `/`, and no file descriptor of whoever started this process (an editor's
+/// pipe held open by a daemon keeps the editor waiting for a process that
+/// ended). A daemon that finds another already serving exits at once.
 fn start(location: &ModelLocation) {
     use std::os::unix::process::CommandExt;
     let Ok(exe) = std::env::current_exe() else { return };
-    let started = Command::new(exe)
+    let mut command = Command::new(exe);
+    // SAFETY: between fork and exec only close_range(2), async-signal-safe,
+    // closing every descriptor above stderr (stdin/out/err are /dev/null).
+    unsafe {
+        command.pre_exec(|| {
+            libc::close_range(3, libc::c_uint::MAX, 0);
+            Ok(())
+        });
+    }
+    let started = command
         .arg("daemon")
         .env("MNEMO_MODEL_DIR", &location.model_dir)
         .env("ORT_DYLIB_PATH", &location.onnxruntime)
