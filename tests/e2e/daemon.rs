@@ -28,9 +28,16 @@ fn runtime_dir(env: &Env) -> PathBuf {
     env.home.join("run/mnemo")
 }
 
+/// The sockets in `env`'s runtime directory (beside them, each daemon's lock file stays).
 fn sockets(env: &Env) -> Vec<PathBuf> {
     std::fs::read_dir(runtime_dir(env))
-        .map(|entries| entries.filter_map(Result::ok).map(|e| e.path()).collect())
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "sock"))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -105,7 +112,8 @@ fn a_killed_resident_model_or_an_unsafe_directory_never_stops_a_command() {
     let alone = env.ok(&query);
 
     // A resident model started by hand, then killed: its socket stays behind.
-    let mut daemon = with_daemon(&env, &["daemon", "--idle-seconds", "60"], 60).spawn().unwrap();
+    let mut daemon =
+        with_daemon(&env, &["daemon", "--idle-seconds", "60"], 60).stderr(std::process::Stdio::null()).spawn().unwrap();
     wait_for("the socket", || sockets(&env).len() == 1);
     let out = ok(with_daemon(&env, &query, 60));
     assert!(used_the_resident_model(&out));
@@ -125,4 +133,86 @@ fn a_killed_resident_model_or_an_unsafe_directory_never_stops_a_command() {
     assert_eq!(String::from_utf8(out.stdout).unwrap(), alone);
     std::thread::sleep(Duration::from_millis(500));
     assert!(sockets(&env).is_empty(), "no resident model in a directory others may enter");
+}
+
+/// The `mnemo daemon` processes serving from `env`'s runtime directory.
+fn daemons_of(env: &Env) -> Vec<u32> {
+    let wanted = format!("XDG_RUNTIME_DIR={}", env.home.join("run").display());
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+            let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
+            args.get(1) == Some(&&b"daemon"[..]) && environ.split(|b| *b == 0).any(|v| v == wanted.as_bytes())
+        })
+        .collect()
+}
+
+#[test]
+fn a_burst_of_cold_commands_leaves_one_resident_model_and_a_stopped_one_costs_a_second() {
+    let env = Env::with_model();
+    env.ok(&["remember", "--kind", "gotcha", "--title", "Retry the upload when S3 answers 503"]);
+    let query = ["recall", "--json", "the upload fails with 503"];
+    let alone = env.ok(&query);
+    let burst: Vec<_> = (0..6)
+        .map(|_| {
+            let mut cmd = with_daemon(&env, &query, 30);
+            cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap()
+        })
+        .collect();
+    for child in burst {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success());
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), alone);
+    }
+    wait_for("the burst's daemons to settle on one", || daemons_of(&env).len() == 1);
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(daemons_of(&env).len(), 1, "one resident model, however many commands started one");
+
+    // Stopped (SIGSTOP): it accepts but never answers. A command waits a
+    // moment for its hello, then loads its own model; it starts no second one.
+    let pid = daemons_of(&env)[0];
+    let signal = |name: &str| assert!(Command::new("kill").args([name, &pid.to_string()]).status().unwrap().success());
+    wait_for("the resident model to answer", || used_the_resident_model(&ok(with_daemon(&env, &query, 30))));
+    signal("-STOP");
+    let started = Instant::now();
+    let out = ok(with_daemon(&env, &query, 30));
+    assert!(started.elapsed() < Duration::from_secs(8), "a stopped daemon cost {:?}", started.elapsed());
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), alone);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the resident model does not answer"), "said in the log");
+    assert_eq!(daemons_of(&env), vec![pid], "no second daemon while the first holds the lock");
+    signal("-CONT");
+    signal("-KILL");
+}
+
+#[test]
+fn an_mcp_server_whose_resident_model_dies_loads_its_own_and_answers_the_same() {
+    let env = Env::with_model();
+    for title in
+        ["Retry the upload when S3 answers 503", "The cache daemon deadlocks when locks are taken out of order"]
+    {
+        env.ok(&["remember", "--kind", "gotcha", "--title", title]);
+    }
+    let mut daemon =
+        with_daemon(&env, &["daemon", "--idle-seconds", "60"], 60).stderr(std::process::Stdio::null()).spawn().unwrap();
+    wait_for("the socket", || sockets(&env).len() == 1);
+    let mut mcp = crate::mcp::Mcp::start_command(with_daemon(&env, &["mcp"], 60), Duration::from_secs(120));
+    let ask = |mcp: &mut crate::mcp::Mcp| {
+        mcp.call_result("recall", serde_json::json!({ "query": "why does the upload fail" }))
+    };
+    let before = ask(&mut mcp);
+    assert_eq!(before["structuredContent"]["ranking"], "hybrid", "{before}");
+    daemon.kill().unwrap();
+    daemon.wait().unwrap();
+    let after = ask(&mut mcp);
+    assert_eq!(after["structuredContent"], before["structuredContent"], "the same answer from the server's own model");
+    let (text, error) =
+        mcp.call("remember", serde_json::json!({ "kind": "finding", "title": "Uploads retry three times" }));
+    assert!(!error, "{text}");
+    mcp.finish();
+    let stats = env.json(&["store", "stats"]);
+    assert_eq!(stats["stats"]["embedded_notes"], stats["stats"]["notes"], "the note was embedded: {stats}");
 }

@@ -28,8 +28,12 @@ impl Mcp {
 
     /// A server that is killed if it has not exited after `limit`.
     pub(crate) fn start_with_watchdog(env: &Env, limit: std::time::Duration) -> Mcp {
-        let mut child =
-            env.command(&["mcp"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        Mcp::start_command(env.command(&["mcp"]), limit)
+    }
+
+    /// A server run by `command` (`mnemo mcp` with the caller's environment).
+    pub(crate) fn start_command(mut command: std::process::Command, limit: std::time::Duration) -> Mcp {
+        let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
         let (done, finished) = std::sync::mpsc::channel::<()>();

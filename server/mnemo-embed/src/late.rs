@@ -22,9 +22,14 @@ impl Embedder {
 
     /// The token vectors of `text` as given (any prefix already applied).
     pub(crate) fn token_vectors_of(&mut self, text: &str) -> Result<TokenVectors, EmbedError> {
-        let model = match &mut self.model {
-            crate::Model::Local(model) => model,
-            crate::Model::Resident(connection) => return connection.tokens(text),
+        if let crate::Model::Resident(connection) = &mut self.model {
+            match connection.tokens(text) {
+                Ok(vectors) => return Ok(vectors),
+                Err(error) => self.stand_alone(error)?,
+            }
+        }
+        let crate::Model::Local(model) = &mut self.model else {
+            return Err(EmbedError::Embed("no model to run after the resident one failed".into()));
         };
         let output = model.transform([text], Some(BATCH_SIZE)).map_err(|e| EmbedError::Embed(e.to_string()))?;
         let mut vectors = Vec::new();

@@ -256,26 +256,14 @@ impl Embedder {
         token_signs: bool,
         mut progress: impl FnMut(usize, usize),
     ) -> Result<Vec<EmbeddedPassage>, EmbedError> {
-        let model = match &mut self.model {
-            Model::Local(model) => model,
-            Model::Resident(connection) => {
-                // Sent in order of length, so the resident model batches
-                // exactly as a local run would (the same padding, the same
-                // vectors), then put back in the order of `texts`.
-                let mut by_length: Vec<usize> = (0..texts.len()).collect();
-                by_length.sort_by_key(|&i| texts[i].len());
-                let mut out: Vec<EmbeddedPassage> = vec![EmbeddedPassage::default(); texts.len()];
-                let mut done = 0;
-                for indices in by_length.chunks(resident::TEXTS_PER_REQUEST) {
-                    let some: Vec<String> = indices.iter().map(|&i| texts[i].clone()).collect();
-                    for (&index, passage) in indices.iter().zip(connection.embed(&some, token_signs)?) {
-                        out[index] = passage;
-                    }
-                    done += indices.len();
-                    progress(done, texts.len());
-                }
-                return Ok(out);
+        if let Model::Resident(connection) = &mut self.model {
+            match resident_embed(connection, texts, token_signs, &mut progress) {
+                Ok(out) => return Ok(out),
+                Err(error) => self.stand_alone(error)?,
             }
+        }
+        let Model::Local(model) = &mut self.model else {
+            return Err(EmbedError::Embed("no model to run after the resident one failed".into()));
         };
         let started = std::time::Instant::now();
         let pooling = match self.declaration.pooling {
@@ -315,6 +303,30 @@ impl Embedder {
         tracing::debug!(texts = texts.len(), elapsed_ms = started.elapsed().as_millis() as u64, "texts embedded");
         Ok(out)
     }
+}
+
+/// Embed `texts` through the resident model, sent in order of length so it
+/// batches exactly as a local run would (the same padding, the same
+/// vectors), then put back in the order of `texts`.
+fn resident_embed(
+    connection: &mut resident::Connection,
+    texts: &[String],
+    token_signs: bool,
+    progress: &mut impl FnMut(usize, usize),
+) -> Result<Vec<EmbeddedPassage>, EmbedError> {
+    let mut by_length: Vec<usize> = (0..texts.len()).collect();
+    by_length.sort_by_key(|&i| texts[i].len());
+    let mut out: Vec<EmbeddedPassage> = vec![EmbeddedPassage::default(); texts.len()];
+    let mut done = 0;
+    for indices in by_length.chunks(resident::TEXTS_PER_REQUEST) {
+        let some: Vec<String> = indices.iter().map(|&i| texts[i].clone()).collect();
+        for (&index, passage) in indices.iter().zip(connection.embed(&some, token_signs)?) {
+            out[index] = passage;
+        }
+        done += indices.len();
+        progress(done, texts.len());
+    }
+    Ok(out)
 }
 
 fn unit_length(mut v: Vec<f32>) -> Vec<f32> {

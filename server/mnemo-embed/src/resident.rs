@@ -1,21 +1,26 @@
 //! The resident model: one process per user and model keeps the model
 //! loaded and embeds for short-lived processes (a CLI recall, a hook before
-//! every prompt) over a Unix socket, so they skip the half second it takes
-//! to load ONNX Runtime and the model. Without it everything works the same,
-//! only slower: a process that finds no resident model loads its own.
+//! every prompt) over a Unix socket, so they skip the time it takes to load
+//! ONNX Runtime and the model. Without it everything works the same, only
+//! slower: a process that finds no resident model loads its own, and one
+//! whose resident model stops answering loads its own and carries on.
 //!
 //! The socket lives in the user's runtime directory (`$XDG_RUNTIME_DIR/mnemo`,
 //! else `/tmp/mnemo-UID`), a directory only its owner may enter (0700,
 //! checked), and is itself mode 0600. Its name is derived from the model
 //! directory and the ONNX Runtime library, so two models never share one.
+//! One daemon per socket: it holds an advisory lock on `<socket>.lock` for
+//! its whole life, taken before it loads anything, so a burst of commands
+//! that each start one ends with one model loaded, not one each.
 //!
 //! The protocol is one JSON object per line each way. Texts arrive with the
 //! declared prefixes already applied by the client (`Embedder`), and
 //! vectors go back as JSON numbers, which round-trip `f32` exactly: a
 //! vector made here is bit for bit the one the client would have made.
 
-use std::io::{BufRead, BufReader, Write};
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -26,14 +31,22 @@ use serde::{Deserialize, Serialize};
 
 use crate::{EmbedError, EmbeddedPassage, Embedder, ModelLocation, TokenVectors};
 
-/// How long a client waits for one answer (an import sends a few hundred
-/// texts at a time).
-const ANSWER_TIMEOUT: Duration = Duration::from_secs(120);
+/// How long a client waits for the hello: answered without the model, so a
+/// daemon that does not answer in this time is stopped or stuck.
+const HELLO_TIMEOUT: Duration = Duration::from_secs(1);
 
-/// Texts per request, so an import's progress moves and no line is huge; a
-/// multiple of the texts a local run hands the runtime at once
-/// (`BATCH_SIZE * 4`), so the batches are the same.
-pub(crate) const TEXTS_PER_REQUEST: usize = crate::BATCH_SIZE * 32;
+/// How long a client waits for an embedding: this, plus [`PER_TEXT`] a text.
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
+const PER_TEXT: Duration = Duration::from_millis(500);
+
+/// The longest answer line a client reads (32 texts with token signs are
+/// well under 1 MB).
+const MAX_ANSWER_BYTES: u64 = 64 << 20;
+
+/// Texts per request: the texts a local run hands the runtime at once
+/// (`BATCH_SIZE * 4`), so the batches are the same, and few enough that one
+/// client's import lets another's query in between its requests.
+pub(crate) const TEXTS_PER_REQUEST: usize = crate::BATCH_SIZE * 4;
 
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
@@ -71,13 +84,13 @@ pub fn runtime_dir() -> Option<PathBuf> {
     let meta = std::fs::symlink_metadata(&dir).ok()?;
     let private = meta.is_dir() && meta.uid() == uid && meta.permissions().mode() & 0o077 == 0;
     if !private {
-        tracing::debug!(dir = %dir.display(), "the runtime directory is not private to this user; no resident model");
+        tracing::warn!(dir = %dir.display(), "the runtime directory is not private to this user (0700, owned by us); no resident model");
         return None;
     }
     Some(dir)
 }
 
-/// This process's user id, read from `/proc/self` (no `libc` call needed).
+/// This process's user id, read from `/proc/self`.
 fn current_uid() -> u32 {
     std::fs::metadata("/proc/self").map(|m| m.uid()).unwrap_or(u32::MAX)
 }
@@ -92,27 +105,60 @@ pub fn socket_path(location: &ModelLocation) -> Option<PathBuf> {
     Some(runtime_dir()?.join(format!("model-{:016x}.sock", hasher.finish())))
 }
 
+/// The lock a daemon holds for its whole life, beside its socket.
+fn lock_path(socket: &Path) -> PathBuf {
+    let mut name = socket.as_os_str().to_os_string();
+    name.push(".lock");
+    PathBuf::from(name)
+}
+
+/// Take the daemon lock of `socket` without waiting: `None` when another
+/// daemon holds it (serving, or loading its model).
+fn take_lock(socket: &Path) -> Option<File> {
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .open(lock_path(socket))
+        .ok()?;
+    match file.try_lock() {
+        Ok(()) => Some(file),
+        Err(TryLockError::WouldBlock) | Err(TryLockError::Error(_)) => None,
+    }
+}
+
+/// Whether a daemon for `location` holds its lock (serving, or starting).
+pub fn is_running(location: &ModelLocation) -> bool {
+    socket_path(location).is_some_and(|socket| take_lock(&socket).is_none())
+}
+
 /// A connection to a resident model.
 #[derive(Debug)]
 pub(crate) struct Connection {
     reader: BufReader<UnixStream>,
     writer: UnixStream,
+    /// Where the model is, to load it here if the daemon stops answering.
+    pub(crate) location: ModelLocation,
 }
 
 impl Connection {
-    fn ask(&mut self, request: &Request) -> Result<Answer, EmbedError> {
-        let gone =
-            |e: String| EmbedError::Embed(format!("the resident model did not answer ({e}); run the command again"));
+    fn ask(&mut self, request: &Request, timeout: Duration) -> Result<Answer, EmbedError> {
+        let gone = |e: String| EmbedError::Embed(format!("the resident model did not answer ({e})"));
+        self.writer.set_write_timeout(Some(timeout)).map_err(|e| gone(e.to_string()))?;
+        self.reader.get_ref().set_read_timeout(Some(timeout)).map_err(|e| gone(e.to_string()))?;
         let mut line = serde_json::to_string(request).map_err(|e| gone(e.to_string()))?;
         line.push('\n');
         self.writer.write_all(line.as_bytes()).map_err(|e| gone(e.to_string()))?;
-        let mut answer = String::new();
-        match self.reader.read_line(&mut answer) {
+        let mut answer = Vec::new();
+        match self.reader.by_ref().take(MAX_ANSWER_BYTES).read_until(b'\n', &mut answer) {
             Ok(0) => return Err(gone("it closed the connection".into())),
+            Ok(_) if answer.last() != Some(&b'\n') => return Err(gone("an answer too long or cut short".into())),
             Ok(_) => {}
             Err(e) => return Err(gone(e.to_string())),
         }
-        match serde_json::from_str(&answer).map_err(|e| gone(e.to_string()))? {
+        match serde_json::from_slice(&answer).map_err(|e| gone(e.to_string()))? {
             Answer::Failed { reason } => Err(EmbedError::Embed(reason)),
             answer => Ok(answer),
         }
@@ -120,33 +166,39 @@ impl Connection {
 
     pub(crate) fn embed(&mut self, texts: &[String], token_signs: bool) -> Result<Vec<EmbeddedPassage>, EmbedError> {
         let request = Request::Embed { texts: texts.to_vec(), token_signs };
-        match self.ask(&request)? {
+        match self.ask(&request, ANSWER_TIMEOUT + PER_TEXT * texts.len() as u32)? {
             Answer::Embedded { passages } if passages.len() == texts.len() => {
                 Ok(passages.into_iter().map(|(vector, token_signs)| EmbeddedPassage { vector, token_signs }).collect())
             }
-            other => Err(EmbedError::Embed(format!("the resident model answered {other:?} to an embedding"))),
+            _ => Err(EmbedError::Embed("the resident model answered something else".into())),
         }
     }
 
     pub(crate) fn tokens(&mut self, text: &str) -> Result<TokenVectors, EmbedError> {
-        match self.ask(&Request::Tokens { text: text.to_string() })? {
+        match self.ask(&Request::Tokens { text: text.to_string() }, ANSWER_TIMEOUT + PER_TEXT)? {
             Answer::Tokens { vectors } => Ok(vectors),
-            other => Err(EmbedError::Embed(format!("the resident model answered {other:?} to a query"))),
+            _ => Err(EmbedError::Embed("the resident model answered something else".into())),
         }
     }
 }
 
 impl Embedder {
-    /// The resident model for `location`, when one is running: an embedder
-    /// that asks it instead of loading the model. `None` when there is none
-    /// (or it runs another model, or does not answer).
+    /// The resident model for `location`, when one is running and answers:
+    /// an embedder that asks it instead of loading the model. `None` when
+    /// there is none, it runs another model, or it does not answer at once.
     pub fn connect(location: &ModelLocation) -> Option<Embedder> {
         let started = Instant::now();
         let path = socket_path(location)?;
         let stream = UnixStream::connect(&path).ok()?;
-        stream.set_read_timeout(Some(ANSWER_TIMEOUT)).ok()?;
-        let mut connection = Connection { reader: BufReader::new(stream.try_clone().ok()?), writer: stream };
-        let Ok(Answer::Hello { identity, dims, model_dir }) = connection.ask(&Request::Hello) else { return None };
+        let reader = BufReader::new(stream.try_clone().ok()?);
+        let mut connection = Connection { reader, writer: stream, location: location.clone() };
+        let (identity, dims, model_dir) = match connection.ask(&Request::Hello, HELLO_TIMEOUT) {
+            Ok(Answer::Hello { identity, dims, model_dir }) => (identity, dims, model_dir),
+            Ok(_) | Err(_) => {
+                tracing::warn!(socket = %path.display(), "the resident model does not answer; loading the model here");
+                return None;
+            }
+        };
         let same_model = std::fs::canonicalize(&model_dir).ok() == std::fs::canonicalize(&location.model_dir).ok();
         let declaration = crate::Declaration::for_directory(&location.model_dir).ok()?;
         if !same_model || dims != declaration.dimensions {
@@ -166,70 +218,101 @@ impl Embedder {
     pub fn is_resident(&self) -> bool {
         matches!(self.model, crate::Model::Resident(_))
     }
+
+    /// The resident model failed (`error`): load the model here and go on
+    /// with it, so an answer never quietly loses its vectors. The error
+    /// stands when the model cannot be loaded here either.
+    pub(crate) fn stand_alone(&mut self, error: EmbedError) -> Result<(), EmbedError> {
+        let crate::Model::Resident(connection) = &self.model else { return Err(error) };
+        tracing::warn!(%error, "the resident model failed; loading the model here");
+        let local = Embedder::load(&connection.location)?;
+        if local.identity != self.identity {
+            return Err(error);
+        }
+        *self = local;
+        Ok(())
+    }
 }
 
-/// Serve `embedder` (loaded from `location`) on its socket until no request
-/// has come for `idle`. Returns quietly when another process already serves
-/// this model.
-pub fn serve(embedder: Embedder, location: &ModelLocation, idle: Duration) -> Result<(), String> {
-    let path = socket_path(location).ok_or("no private runtime directory for the socket")?;
-    if UnixStream::connect(&path).is_ok() {
-        tracing::info!(socket = %path.display(), "a resident model already serves this model");
-        return Ok(());
+/// What `serve` did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Served {
+    /// Another daemon holds this model's lock (serving, or loading it).
+    AlreadyRunning(PathBuf),
+    /// Served until idle.
+    Idle(PathBuf),
+}
+
+/// Serve the model of `location` (made by `load`, called only once this
+/// process holds the daemon lock and its socket) until no client has been
+/// connected for `idle`.
+pub fn serve(
+    location: &ModelLocation,
+    idle: Duration,
+    load: impl FnOnce() -> Result<Embedder, EmbedError>,
+) -> Result<Served, String> {
+    let path = socket_path(location).ok_or("no private runtime directory for the socket (see MNEMO_LOG=warn)")?;
+    let Some(_lock) = take_lock(&path) else { return Ok(Served::AlreadyRunning(path)) };
+    // Ours now: whatever is at the path is a dead daemon's socket (or junk).
+    if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
+        return Err(format!("{} is a directory; remove it", path.display()));
     }
     let _ = std::fs::remove_file(&path);
     let listener = UnixListener::bind(&path).map_err(|e| format!("cannot listen on {}: {e}", path.display()))?;
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
         .map_err(|e| format!("cannot make {} private: {e}", path.display()))?;
+    let inode = std::fs::metadata(&path).map(|m| m.ino()).ok();
+    let served =
+        load().map_err(|e| e.to_string()).and_then(|embedder| answer_until_idle(&listener, embedder, location, idle));
+    // Only our own socket is removed (a newer daemon may have replaced it).
+    if inode.is_some() && std::fs::metadata(&path).map(|m| m.ino()).ok() == inode {
+        let _ = std::fs::remove_file(&path);
+    }
+    served.map(|()| Served::Idle(path))
+}
+
+fn answer_until_idle(
+    listener: &UnixListener,
+    embedder: Embedder,
+    location: &ModelLocation,
+    idle: Duration,
+) -> Result<(), String> {
     listener.set_nonblocking(true).map_err(|e| e.to_string())?;
-    tracing::info!(socket = %path.display(), idle_seconds = idle.as_secs(), "resident model serving");
+    tracing::info!(idle_seconds = idle.as_secs(), "resident model serving");
     let identity = (embedder.identity().to_string(), embedder.dims(), location.model_dir.clone());
     let model = Arc::new(Mutex::new(embedder));
     let started = Instant::now();
-    let last_request = Arc::new(AtomicU64::new(0));
-    // Clients connected now: a long-lived one (an MCP server) keeps the model
-    // resident while it is connected, however quiet.
+    let now = move || started.elapsed().as_millis() as u64;
+    // The last moment anything happened (a request, a connection, a client
+    // leaving), and the clients connected now: a long-lived client (an MCP
+    // server) keeps the model resident while it is connected, however quiet.
+    let last_activity = Arc::new(AtomicU64::new(0));
     let connected = Arc::new(AtomicU64::new(0));
     loop {
         match listener.accept() {
             Ok((stream, _)) => {
                 let _ = stream.set_nonblocking(false);
-                let (model, identity, touched) = (model.clone(), identity.clone(), last_request.clone());
-                let connected = connected.clone();
+                let (model, identity) = (model.clone(), identity.clone());
+                let (activity, connected) = (last_activity.clone(), connected.clone());
                 connected.fetch_add(1, Ordering::SeqCst);
+                activity.store(now(), Ordering::Relaxed);
                 std::thread::spawn(move || {
-                    answer_connection(stream, &model, &identity, || {
-                        touched.store(started.elapsed().as_millis() as u64, Ordering::Relaxed)
-                    });
+                    answer_connection(stream, &model, &identity, || activity.store(now(), Ordering::Relaxed));
+                    activity.store(now(), Ordering::Relaxed);
                     connected.fetch_sub(1, Ordering::SeqCst);
                 });
-                last_request.store(started.elapsed().as_millis() as u64, Ordering::Relaxed);
             }
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                let quiet =
-                    started.elapsed().saturating_sub(Duration::from_millis(last_request.load(Ordering::Relaxed)));
+                let quiet = Duration::from_millis(now().saturating_sub(last_activity.load(Ordering::Relaxed)));
                 if quiet >= idle && connected.load(Ordering::SeqCst) == 0 {
-                    break;
+                    tracing::info!("resident model idle; exiting");
+                    return Ok(());
                 }
                 std::thread::sleep(Duration::from_millis(50));
             }
-            Err(e) => return Err(format!("accepting on {}: {e}", path.display())),
+            Err(e) => return Err(format!("accepting a client: {e}")),
         }
     }
-    // Only our own socket is removed: a newer server may have replaced it.
-    if std::fs::metadata(&path).is_ok_and(|m| m.ino() == listener_inode(&listener)) {
-        let _ = std::fs::remove_file(&path);
-    }
-    tracing::info!(socket = %path.display(), "resident model idle; exiting");
-    Ok(())
-}
-
-fn listener_inode(listener: &UnixListener) -> u64 {
-    listener
-        .local_addr()
-        .ok()
-        .and_then(|a| a.as_pathname().and_then(|p| std::fs::metadata(p).ok()))
-        .map_or(0, |m| m.ino())
 }
 
 /// Answer one client's requests, one line each, until it hangs up.

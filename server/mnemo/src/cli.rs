@@ -353,7 +353,7 @@ pub struct Eval {
 
 #[derive(Args)]
 pub struct Daemon {
-    /// Exit after this many seconds without a client [default: MNEMO_DAEMON_IDLE_SECONDS, else 600]
+    /// Exit after this many seconds with no client connected [default: MNEMO_DAEMON_IDLE_SECONDS, else 600]
     #[arg(long, value_name = "SECONDS")]
     pub idle_seconds: Option<u64>,
 }

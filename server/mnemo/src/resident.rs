@@ -3,9 +3,10 @@
 //! processes after this one and let this one load its own model as before,
 //! so no command ever waits for a daemon to come up.
 //!
-//! `MNEMO_DAEMON=off` turns both off (the test suite does, except in the
-//! tests of the daemon itself); `MNEMO_DAEMON_IDLE_SECONDS` sets how long a
-//! started daemon waits for requests before it exits (default 600).
+//! `MNEMO_DAEMON=off` (or `0`, `false`, `no`, `disabled`, any case) turns
+//! both off (the test suite does, except in the tests of the daemon
+//! itself); `MNEMO_DAEMON_IDLE_SECONDS` sets how long a started daemon
+//! waits, with no client, before it exits (default 600).
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -18,19 +19,28 @@ pub const DEFAULT_IDLE: Duration = Duration::from_secs(600);
 
 /// Whether this process may use or start a resident model.
 pub fn enabled() -> bool {
-    !std::env::var("MNEMO_DAEMON").is_ok_and(|v| matches!(v.trim(), "off" | "0" | "false" | "no"))
+    !std::env::var("MNEMO_DAEMON")
+        .is_ok_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "off" | "0" | "false" | "no" | "disabled"))
 }
 
-/// The idle time a daemon is started with.
-pub fn idle() -> Duration {
-    std::env::var("MNEMO_DAEMON_IDLE_SECONDS")
-        .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .map_or(DEFAULT_IDLE, Duration::from_secs)
+/// The idle time a daemon is started with: `MNEMO_DAEMON_IDLE_SECONDS`, a
+/// whole number of seconds from 1, else the default; a value that is not
+/// one is an error that says so.
+pub fn idle() -> Result<Duration, String> {
+    match std::env::var("MNEMO_DAEMON_IDLE_SECONDS") {
+        Err(_) => Ok(DEFAULT_IDLE),
+        Ok(value) => match value.trim().parse::<u64>() {
+            Ok(seconds) if seconds >= 1 => Ok(Duration::from_secs(seconds)),
+            _ => Err(format!(
+                "MNEMO_DAEMON_IDLE_SECONDS={value:?} is not a whole number of seconds from 1; unset it for the default (600)"
+            )),
+        },
+    }
 }
 
 /// The resident model for `location`, when one answers; otherwise a
-/// daemon is started for the next process and `None` is returned.
+/// daemon is started for the next process (unless one is already running
+/// or starting) and `None` is returned.
 pub fn connect_or_start(location: &ModelLocation) -> Option<Embedder> {
     // No private runtime directory: no socket to ask or to serve on.
     if !enabled() || mnemo_embed::resident::socket_path(location).is_none() {
@@ -39,9 +49,13 @@ pub fn connect_or_start(location: &ModelLocation) -> Option<Embedder> {
     if let Some(embedder) = Embedder::connect(location) {
         return Some(embedder);
     }
-    // Only worth starting when the model is there to load.
-    if location.model_dir.join("model.onnx").is_file() {
-        start(location);
+    // Only worth starting when the model is there to load, and when no
+    // daemon holds the lock (one starting, or one that does not answer).
+    if location.model_dir.join("model.onnx").is_file() && !mnemo_embed::resident::is_running(location) {
+        match idle() {
+            Ok(_) => start(location),
+            Err(problem) => eprintln!("warning: {problem}; the resident model was not started"),
+        }
     }
     None
 }
@@ -50,7 +64,8 @@ pub fn connect_or_start(location: &ModelLocation) -> Option<Embedder> {
 /// Ctrl-C in the terminal does not reach it), no terminal, working directory
 /// `/`, and no file descriptor of whoever started this process (an editor's
 /// pipe held open by a daemon keeps the editor waiting for a process that
-/// ended). A daemon that finds another already serving exits at once.
+/// ended). A thread reaps it, so a long-lived starter (`mnemo mcp`) keeps no
+/// zombie; a short-lived one simply exits first.
 fn start(location: &ModelLocation) {
     use std::os::unix::process::CommandExt;
     let Ok(exe) = std::env::current_exe() else { return };
@@ -74,7 +89,10 @@ fn start(location: &ModelLocation) {
         .process_group(0)
         .spawn();
     match started {
-        Ok(child) => tracing::info!(pid = child.id(), "started the resident model for the next commands"),
+        Ok(mut child) => {
+            tracing::info!(pid = child.id(), "started the resident model for the next commands");
+            std::thread::spawn(move || child.wait());
+        }
         Err(e) => tracing::debug!(error = %e, "could not start the resident model"),
     }
 }

@@ -60,6 +60,14 @@ impl Semantic {
         Semantic { embedder: Embedder::load(&location).map_err(|e| e.to_string()) }
     }
 
+    /// Load the model as configured in this process, never asking the
+    /// resident model: for the commands that embed in bulk (import, reindex,
+    /// eval), which would hold the resident model from everyone else's
+    /// queries, and whose run dwarfs the load.
+    pub fn load_here(ctx: &Context) -> Semantic {
+        Semantic::load_from(ctx.config().map_err(|e| e.to_string()), None)
+    }
+
     /// Load the model from `model_dir` when given (an editor's setting, which
     /// wins over everything), else as configured, in this process (the
     /// language server and `eval --model` keep their own).

@@ -61,7 +61,7 @@ pub fn run(ctx: &Context, args: Eval) -> anyhow::Result<ExitCode> {
     if !args.models.is_empty() {
         return compare_models(ctx, &args, &queries);
     }
-    let (ranking, reports) = evaluate_with(ctx, &args, &queries, Semantic::load(ctx))?;
+    let (ranking, reports) = evaluate_with(ctx, &args, &queries, Semantic::load_here(ctx))?;
     if ctx.json {
         print_json(&reports_json(&ranking, &reports)?);
     } else {

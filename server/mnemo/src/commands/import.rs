@@ -27,7 +27,7 @@ pub fn run(ctx: &Context, command: ImportCommand) -> anyhow::Result<ExitCode> {
     ctx.write(&mut store, |_| Ok(()))?;
     let prepared = import_jsonl::prepare(std::io::BufReader::new(reader), Context::actor(person.as_human))?;
     // Embed before the write, in batches, so the transaction stays short.
-    let embedded = Semantic::load(ctx).embed_for_import(&store, &prepared.texts());
+    let embedded = Semantic::load_here(ctx).embed_for_import(&store, &prepared.texts());
     let vectors = embedded.as_ref().map(|(v, model)| (v.as_slice(), model.as_str()));
     let report = import_jsonl::write(&mut store, prepared, ctx.now, vectors)?;
     ctx.after_write(&store);
@@ -47,7 +47,7 @@ fn vectr(ctx: &Context, db: &std::path::Path, from: Option<&str>) -> anyhow::Res
     ctx.write(&mut store, |_| Ok(()))?;
     let workspace = ctx.workspace.id.clone();
     let prepared = mnemo_store::import_vectr::prepare(&store, db, from, &workspace, ctx.workspace.root.as_deref())?;
-    let embedded = Semantic::load(ctx).embed_for_import(&store, &prepared.texts());
+    let embedded = Semantic::load_here(ctx).embed_for_import(&store, &prepared.texts());
     let vectors = embedded.as_ref().map(|(v, model)| (v.as_slice(), model.as_str()));
     let report = mnemo_store::import_vectr::write(&mut store, &workspace, prepared, ctx.now, vectors)?;
     ctx.after_write(&store);
@@ -84,7 +84,7 @@ fn instructions(ctx: &Context, file: &std::path::Path) -> anyhow::Result<ExitCod
         .filter(|v| matches!(v.state.status, mnemo_core::Status::Active | mnemo_core::Status::StaleFlagged))
         .map(|v| v.note.content.title)
         .collect();
-    let mut semantic = Semantic::load(ctx);
+    let mut semantic = Semantic::load_here(ctx);
     let mut created = Vec::new();
     for rule in rules {
         let title = mnemo_core::model::normalize_title(&rule.title);

@@ -173,7 +173,7 @@ pub fn context(ctx: &Context, args: ContextArgs) -> anyhow::Result<ExitCode> {
 
 pub fn reindex(ctx: &Context) -> anyhow::Result<ExitCode> {
     let mut store = ctx.open()?;
-    let mut semantic = Semantic::load(ctx);
+    let mut semantic = Semantic::load_here(ctx);
     let identity = match semantic.embedder() {
         Some(embedder) => embedder.identity().to_string(),
         None => {
