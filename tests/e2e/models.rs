@@ -270,3 +270,43 @@ fn eval_compares_two_model_directories_on_the_same_queries() {
     let out = env.command(&["eval", "--queries", queries, "--model", mean.to_str().unwrap()]).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("pass --corpus FILE too"));
 }
+
+/// The model `scripts/install-model --quantize` made (scripts/test installs
+/// it beside the default one and exports `MNEMO_QUANTIZED_MODEL_DIR`).
+fn quantized_model_dir() -> PathBuf {
+    let dir = std::env::var("MNEMO_QUANTIZED_MODEL_DIR").map(PathBuf::from).unwrap_or_else(|_| {
+        let mut dir = installed_model_dir().into_os_string();
+        dir.push("-quantized");
+        PathBuf::from(dir)
+    });
+    assert!(
+        dir.join("model.onnx").is_file(),
+        "no quantized model at {}: run scripts/install-model --quantize {0} (scripts/test does)",
+        dir.display()
+    );
+    dir
+}
+
+#[test]
+fn the_quantized_model_runs_int8_and_ranks_as_the_shipped_one_after_a_reindex() {
+    let env = Env::with_model();
+    let (shipped, quantized) = (installed_model_dir(), quantized_model_dir());
+    let contains = |file: &Path, what: &[u8]| std::fs::read(file).unwrap().windows(what.len()).any(|w| w == what);
+    assert!(contains(&quantized.join("model.onnx"), b"MatMulInteger"), "the quantized model multiplies in int8");
+    assert!(!contains(&shipped.join("model.onnx"), b"MatMulInteger"), "the shipped one widens its weights to fp32");
+    let identity = std::fs::read_to_string(quantized.join("identity")).unwrap();
+    assert!(identity.starts_with("all-MiniLM-L6-v2-dynamic-int8 ("), "{identity}");
+
+    seed(&env, &shipped);
+    let query = ["recall", "the new daemon hangs after a restart"];
+    let ids =
+        |answer: &Value| answer["results"].as_array().unwrap().iter().map(|r| r["id"].clone()).collect::<Vec<_>>();
+    let before = json_with_model(&env, &shipped, &query);
+    assert_eq!(before["ranking"], "hybrid");
+    let stale = stats(&env, &quantized);
+    assert_eq!(stale["ranking"], "lexical only", "other vectors until a reindex: {stale}");
+    stdout(&with_model(&env, &quantized, &["reindex"]));
+    let after = json_with_model(&env, &quantized, &query);
+    assert_eq!(after["ranking"], "hybrid", "{after}");
+    assert_eq!(ids(&after), ids(&before), "the same ranking: {after}");
+}
