@@ -189,7 +189,7 @@ impl Embedder {
     pub fn connect(location: &ModelLocation) -> Option<Embedder> {
         let started = Instant::now();
         let path = socket_path(location)?;
-        let stream = UnixStream::connect(&path).ok()?;
+        let stream = connect_at_once(&path).ok()?;
         let reader = BufReader::new(stream.try_clone().ok()?);
         let mut connection = Connection { reader, writer: stream, location: location.clone() };
         let (identity, dims, model_dir) = match connection.ask(&Request::Hello, HELLO_TIMEOUT) {
@@ -231,6 +231,43 @@ impl Embedder {
         }
         *self = local;
         Ok(())
+    }
+}
+
+/// A connection to the socket at `path`, or an error at once: a daemon that
+/// is stopped (SIGSTOP, a debugger) with its queue of pending connections
+/// full makes a blocking connect wait forever, which would hang every command
+/// that needs the model. A non-blocking connect to a Unix socket either
+/// completes or fails (`EAGAIN`) immediately; the stream is then made
+/// blocking again, bounded by the timeouts of each request.
+fn connect_at_once(path: &Path) -> std::io::Result<UnixStream> {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = path.as_os_str().as_bytes();
+    // SAFETY: a zeroed sockaddr_un is a valid value of the type.
+    let mut address: libc::sockaddr_un = unsafe { std::mem::zeroed() };
+    if bytes.len() >= address.sun_path.len() || bytes.contains(&0) {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "socket path too long"));
+    }
+    address.sun_family = libc::AF_UNIX as libc::sa_family_t;
+    for (slot, byte) in address.sun_path.iter_mut().zip(bytes) {
+        *slot = *byte as libc::c_char;
+    }
+    // SAFETY: plain system calls on a descriptor this function owns from
+    // creation (OwnedFd closes it on every early return).
+    unsafe {
+        let fd = libc::socket(libc::AF_UNIX, libc::SOCK_STREAM | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC, 0);
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let owned = OwnedFd::from_raw_fd(fd);
+        let length = std::mem::size_of::<libc::sockaddr_un>() as libc::socklen_t;
+        if libc::connect(fd, (&raw const address).cast::<libc::sockaddr>(), length) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let stream = UnixStream::from(owned);
+        stream.set_nonblocking(false)?;
+        Ok(stream)
     }
 }
 
@@ -354,5 +391,46 @@ fn answer_connection(
         if writer.write_all(reply.as_bytes()).is_err() {
             return;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::AsRawFd;
+
+    #[test]
+    fn a_connect_to_a_daemon_that_accepts_nothing_fails_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("stopped.sock");
+        let listener = UnixListener::bind(&path).unwrap();
+        // A stopped daemon: it never accepts, and its queue is full after one.
+        // SAFETY: listen on a socket this test owns.
+        assert_eq!(unsafe { libc::listen(listener.as_raw_fd(), 0) }, 0);
+        let started = Instant::now();
+        let mut queued = Vec::new();
+        let refused = loop {
+            match connect_at_once(&path) {
+                Ok(stream) => queued.push(stream),
+                Err(error) => break error,
+            }
+            assert!(queued.len() < 64, "the queue never filled");
+        };
+        assert_eq!(refused.kind(), std::io::ErrorKind::WouldBlock, "{refused}");
+        assert!(started.elapsed() < Duration::from_secs(2), "took {:?}", started.elapsed());
+        assert!(connect_at_once(&dir.path().join("absent.sock")).is_err());
+    }
+
+    #[test]
+    fn a_connected_stream_blocks_again_so_request_timeouts_apply() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("daemon.sock");
+        let listener = UnixListener::bind(&path).unwrap();
+        let stream = connect_at_once(&path).unwrap();
+        let (mut accepted, _) = listener.accept().unwrap();
+        accepted.write_all(b"hello\n").unwrap();
+        let mut line = String::new();
+        BufReader::new(stream).read_line(&mut line).unwrap();
+        assert_eq!(line, "hello\n");
     }
 }
