@@ -18,8 +18,8 @@ fn with_daemon(env: &Env, args: &[&str], idle: u64) -> Command {
     cmd
 }
 
-fn ok(mut cmd: Command) -> Output {
-    let out = cmd.output().unwrap();
+fn ok(mut cmd: impl std::borrow::BorrowMut<Command>) -> Output {
+    let out = cmd.borrow_mut().output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     out
 }
@@ -115,6 +115,7 @@ fn a_killed_resident_model_or_an_unsafe_directory_never_stops_a_command() {
     let mut daemon =
         with_daemon(&env, &["daemon", "--idle-seconds", "60"], 60).stderr(std::process::Stdio::null()).spawn().unwrap();
     wait_for("the socket", || sockets(&env).len() == 1);
+    let socket = sockets(&env)[0].clone();
     let out = ok(with_daemon(&env, &query, 60));
     assert!(used_the_resident_model(&out));
     daemon.kill().unwrap();
@@ -133,6 +134,33 @@ fn a_killed_resident_model_or_an_unsafe_directory_never_stops_a_command() {
     assert_eq!(String::from_utf8(out.stdout).unwrap(), alone);
     std::thread::sleep(Duration::from_millis(500));
     assert!(sockets(&env).is_empty(), "no resident model in a directory others may enter");
+
+    // Something else where the socket goes: said once per command, no daemon
+    // started (it could not listen there), the same answer.
+    std::fs::set_permissions(runtime_dir(&env), std::fs::Permissions::from_mode(0o700)).unwrap();
+    std::fs::create_dir(&socket).unwrap();
+    let out = ok(with_daemon(&env, &query, 3));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), alone);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains(&format!("{} is not a socket", socket.display())) && said.contains("remove it"), "{said}");
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(daemons_of(&env).is_empty(), "no daemon started to fail on a directory");
+    std::fs::remove_dir(&socket).unwrap();
+
+    // A typo in MNEMO_DAEMON is said, and taken as off (off costs only speed).
+    let out = ok(with_daemon(&env, &query, 3).env("MNEMO_DAEMON", "of"));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), alone);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("MNEMO_DAEMON=\"of\" is neither on nor off"), "{said}");
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(daemons_of(&env).is_empty() && sockets(&env).is_empty(), "off means none started");
+    // An empty idle time is unset: the default, no warning.
+    let out = ok(with_daemon(&env, &query, 3).env("MNEMO_DAEMON_IDLE_SECONDS", ""));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("MNEMO_DAEMON_IDLE_SECONDS"));
+    wait_for("the started resident model", || sockets(&env).len() == 1);
+    for pid in daemons_of(&env) {
+        assert!(Command::new("kill").arg(pid.to_string()).status().unwrap().success());
+    }
 }
 
 /// The `mnemo daemon` processes serving from `env`'s runtime directory.

@@ -60,6 +60,10 @@ fs.writeFileSync(path.join(userData, 'User/settings.json'), JSON.stringify({
   'security.workspace.trust.enabled': false,
   'workbench.startupEditor': 'none',
   'telemetry.telemetryLevel': 'off',
+  // Nothing leaves the machine: no marketplace queries for updates or tips.
+  'extensions.autoCheckUpdates': false,
+  'extensions.autoUpdate': false,
+  'extensions.ignoreRecommendations': true,
   // code-server's default, made short: every pause in typing saves.
   'files.autoSave': 'afterDelay',
   'files.autoSaveDelay': 400,
@@ -69,7 +73,12 @@ const port = 20000 + Math.floor(Math.random() * 20000);
 const server = spawn(codeServer, [
   '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--user-data-dir', userData,
   '--extensions-dir', path.join(tmp, 'extensions'), '--disable-telemetry', '--disable-update-check',
-], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+], {
+  // code-server's marketplace (open-vsx.org) pointed at a closed loopback port.
+  env: { ...env, EXTENSIONS_GALLERY: JSON.stringify({ serviceUrl: 'http://127.0.0.1:9/gallery', itemUrl: 'http://127.0.0.1:9/item' }) },
+  detached: true,
+  stdio: ['ignore', 'pipe', 'pipe'],
+});
 let serverLog = '';
 server.stdout.on('data', (d) => { serverLog += d; });
 server.stderr.on('data', (d) => { serverLog += d; });
@@ -107,6 +116,8 @@ async function runSession(browser, session) {
   // arguments: formatted here (in order), colours dropped, so the output reads
   // like mocha's own.
   let printing = Promise.resolve();
+  // Everything the window logged, kept for a failure's post-mortem.
+  const consoleLog = path.join(artifacts, `${session.name}-console.log`);
   page.on('console', (message) => {
     printing = printing.then(async () => {
       const values = await Promise.all(message.args().map((a) => a.jsonValue().catch(() => undefined)));
@@ -119,6 +130,7 @@ async function runSession(browser, session) {
         : message.text();
       // A read the workbench cancels because its window closes or reloads is
       // not a failure (a journey that needs the read fails on its own).
+      fs.appendFileSync(consoleLog, `${text}\n`);
       if (/\(Canceled: Canceled\)/.test(text)) return;
       if (/passing|failing|pending|✔|✓|\d+\) |Error|^\s+at |journey:/.test(text)) {
         console.log(`[${session.name}] ${text.replace(/^\s*INFO\s+/, '').trimEnd()}`);

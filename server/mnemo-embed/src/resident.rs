@@ -31,8 +31,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::{EmbedError, EmbeddedPassage, Embedder, ModelLocation, TokenVectors};
 
-/// How long a client waits for the hello: answered without the model, so a
-/// daemon that does not answer in this time is stopped or stuck.
+/// How long a client waits for the hello: answered without embedding
+/// anything (a daemon listens only once its model is loaded), so a daemon
+/// that does not answer in this time is stopped or stuck.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// How long a client waits for an embedding: this, plus [`PER_TEXT`] a text.
@@ -294,13 +295,16 @@ pub fn serve(
     if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
         return Err(format!("{} is a directory; remove it", path.display()));
     }
+    // The model first, then the socket: a command that comes while the
+    // model loads finds no socket (or a dead one) and loads its own at once,
+    // instead of waiting on a daemon that cannot answer yet.
+    let embedder = load().map_err(|e| e.to_string())?;
     let _ = std::fs::remove_file(&path);
     let listener = UnixListener::bind(&path).map_err(|e| format!("cannot listen on {}: {e}", path.display()))?;
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
         .map_err(|e| format!("cannot make {} private: {e}", path.display()))?;
     let inode = std::fs::metadata(&path).map(|m| m.ino()).ok();
-    let served =
-        load().map_err(|e| e.to_string()).and_then(|embedder| answer_until_idle(&listener, embedder, location, idle));
+    let served = answer_until_idle(&listener, embedder, location, idle);
     // Only our own socket is removed (a newer daemon may have replaced it).
     if inode.is_some() && std::fs::metadata(&path).map(|m| m.ino()).ok() == inode {
         let _ = std::fs::remove_file(&path);

@@ -3,11 +3,12 @@
 //! processes after this one and let this one load its own model as before,
 //! so no command ever waits for a daemon to come up.
 //!
-//! `MNEMO_DAEMON=off` (or `0`, `false`, `no`, `disabled`, any case) turns
-//! both off (the test suite does, except in the tests of the daemon
+//! `MNEMO_DAEMON=off` (or `0`, `false`, `no`, `disabled`, any case; a value
+//! that is neither on nor off too, with a warning) turns both off (the test suite does, except in the tests of the daemon
 //! itself); `MNEMO_DAEMON_IDLE_SECONDS` sets how long a started daemon
 //! waits, with no client, before it exits (default 600).
 
+use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -17,24 +18,37 @@ use mnemo_embed::{Embedder, ModelLocation};
 /// How long a daemon with no clients and no requests stays.
 pub const DEFAULT_IDLE: Duration = Duration::from_secs(600);
 
-/// Whether this process may use or start a resident model.
+/// Whether this process may use or start a resident model: on unless
+/// `MNEMO_DAEMON` says off. A value that is neither on nor off (a typo of
+/// `off`, most likely) turns it off with a warning that says so: off only
+/// costs speed.
 pub fn enabled() -> bool {
-    !std::env::var("MNEMO_DAEMON")
-        .is_ok_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "off" | "0" | "false" | "no" | "disabled"))
+    let Ok(value) = std::env::var("MNEMO_DAEMON") else { return true };
+    match value.trim().to_ascii_lowercase().as_str() {
+        "" | "on" | "1" | "true" | "yes" | "enabled" => true,
+        "off" | "0" | "false" | "no" | "disabled" => false,
+        _ => {
+            eprintln!(
+                "warning: MNEMO_DAEMON={value:?} is neither on nor off; the resident model is off (set MNEMO_DAEMON=on or off)"
+            );
+            false
+        }
+    }
 }
 
 /// The idle time a daemon is started with: `MNEMO_DAEMON_IDLE_SECONDS`, a
-/// whole number of seconds from 1, else the default; a value that is not
-/// one is an error that says so.
+/// whole number of seconds from 1, else (unset or empty) the default; a
+/// value that is not one is an error that says so.
 pub fn idle() -> Result<Duration, String> {
-    match std::env::var("MNEMO_DAEMON_IDLE_SECONDS") {
-        Err(_) => Ok(DEFAULT_IDLE),
-        Ok(value) => match value.trim().parse::<u64>() {
-            Ok(seconds) if seconds >= 1 => Ok(Duration::from_secs(seconds)),
-            _ => Err(format!(
-                "MNEMO_DAEMON_IDLE_SECONDS={value:?} is not a whole number of seconds from 1; unset it for the default (600)"
-            )),
-        },
+    let value = std::env::var("MNEMO_DAEMON_IDLE_SECONDS").unwrap_or_default();
+    if value.trim().is_empty() {
+        return Ok(DEFAULT_IDLE);
+    }
+    match value.trim().parse::<u64>() {
+        Ok(seconds) if seconds >= 1 => Ok(Duration::from_secs(seconds)),
+        _ => Err(format!(
+            "MNEMO_DAEMON_IDLE_SECONDS={value:?} is not a whole number of seconds from 1; unset it for the default (600)"
+        )),
     }
 }
 
@@ -43,11 +57,21 @@ pub fn idle() -> Result<Duration, String> {
 /// or starting) and `None` is returned.
 pub fn connect_or_start(location: &ModelLocation) -> Option<Embedder> {
     // No private runtime directory: no socket to ask or to serve on.
-    if !enabled() || mnemo_embed::resident::socket_path(location).is_none() {
+    if !enabled() {
         return None;
     }
+    let socket = mnemo_embed::resident::socket_path(location)?;
     if let Some(embedder) = Embedder::connect(location) {
         return Some(embedder);
+    }
+    // Something else at the socket's path: a daemon could not listen there,
+    // so starting one per command would only fail each time.
+    if std::fs::symlink_metadata(&socket).is_ok_and(|m| !m.file_type().is_socket()) {
+        eprintln!(
+            "warning: {} is not a socket, so the resident model cannot run; remove it to make commands faster",
+            socket.display()
+        );
+        return None;
     }
     // Only worth starting when the model is there to load, and when no
     // daemon holds the lock (one starting, or one that does not answer).
