@@ -47,6 +47,12 @@ pub fn spawn_owner(
     let documents = snapshot.clone();
     tokio::spawn(async move {
         while let Some(event) = receiver.recv().await {
+            let size = match &event {
+                DocumentEvent::Opened { text, .. } | DocumentEvent::Reloaded { text, .. } => text.len(),
+                // Rare, and it frees the whole document, however large.
+                DocumentEvent::Closed { .. } => usize::MAX,
+                _ => 0,
+            };
             // Apply under the locks; perform the effects after releasing them.
             let effects = {
                 let drift_state = drift.lock().unwrap_or_else(|e| e.into_inner());
@@ -91,6 +97,7 @@ pub fn spawn_owner(
                     }
                 }
             }
+            crate::memory::release_after(size);
         }
     });
     (sender, snapshot)

@@ -20,6 +20,7 @@ mod ext;
 mod frames;
 mod hover;
 pub mod log;
+mod memory;
 mod mirror_entries;
 mod outline;
 mod panic_guard;
@@ -71,6 +72,7 @@ pub use server::serve;
 
 /// Serve LSP over stdin/stdout until the client says exit or closes stdin.
 pub fn run_stdio(config: ServerConfig) -> std::io::Result<()> {
+    memory::share_arenas();
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(server::serve(tokio::io::stdin(), tokio::io::stdout(), config));
     Ok(())

@@ -79,6 +79,9 @@ impl MirrorEntries {
         }
         let text = mnemo_store::repo_file::read_text(path).ok()?;
         let lines = Arc::new(entry_lines(&text));
+        let size = text.len();
+        drop(text);
+        crate::memory::release_after(size);
         tracing::debug!(path = %path.display(), entries = lines.len(), "mirror read: its entry lines are cached until the file changes");
         let fresh = Cached { path: path.to_path_buf(), identity, lines: lines.clone() };
         *self.cached.lock().unwrap_or_else(|e| e.into_inner()) = Some(fresh);

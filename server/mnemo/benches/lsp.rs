@@ -3,7 +3,9 @@
 //! first diagnostics of the open mirror, hover p50/p95 over entry ids,
 //! workspace-symbol (hybrid recall) p50/p95, and the server's RSS. Stores are
 //! built once (import with embedding) under `target/bench-stores/` and reused.
-//! Run with `cargo bench -p mnemo --bench lsp` (pass sizes to override).
+//! Run with `cargo bench -p mnemo --bench lsp` (pass sizes to override;
+//! `-- --no-model` runs the server without a model, on stores imported without
+//! embedding: its own memory, and the lexical side of workspace symbols).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -74,7 +76,12 @@ fn percentile(times: &mut [Duration], p: f64) -> f64 {
     times[((times.len() - 1) as f64 * p).round() as usize].as_secs_f64() * 1e3
 }
 
-fn installed_model() -> PathBuf {
+/// The model directory the server gets: the installed model, or with
+/// `--no-model` a directory that holds none.
+fn installed_model(none: bool) -> PathBuf {
+    if none {
+        return PathBuf::from("/nonexistent/mnemo-bench-no-model");
+    }
     let home = std::env::var("HOME").unwrap();
     let dir = std::env::var("MNEMO_MODEL_DIR")
         .map(PathBuf::from)
@@ -87,7 +94,8 @@ fn installed_model() -> PathBuf {
 fn store(count: usize, model: &Path) -> (PathBuf, PathBuf) {
     let stores = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/bench-stores");
     std::fs::create_dir_all(&stores).unwrap();
-    let base = stores.canonicalize().unwrap().join(count.to_string());
+    let name = if model.join("model.onnx").is_file() { count.to_string() } else { format!("{count}-no-model") };
+    let base = stores.canonicalize().unwrap().join(name);
     let root = base.join("workspace");
     let store = base.join("memory.db");
     if !base.join("ready").exists() {
@@ -107,7 +115,7 @@ fn store(count: usize, model: &Path) -> (PathBuf, PathBuf) {
                 .unwrap();
             assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
         };
-        eprintln!("building the {count}-note store (import with embedding)...");
+        eprintln!("building the {count}-note store (import, embedding when there is a model)...");
         run(&["import", "jsonl", file.to_str().unwrap()]);
         run(&["export"]);
         let mirror = std::fs::read_to_string(root.join("MEMORY.md")).unwrap();
@@ -120,7 +128,7 @@ fn store(count: usize, model: &Path) -> (PathBuf, PathBuf) {
 fn main() {
     let sizes: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
     let sizes = if sizes.is_empty() { vec![10_000, 100_000] } else { sizes };
-    let model = installed_model();
+    let model = installed_model(std::env::args().any(|a| a == "--no-model"));
     println!(
         "| notes | initialize → first diagnostics | hover p50 | hover p95 | workspace symbol p50 | workspace symbol p95 | RSS | peak RSS |"
     );
@@ -166,6 +174,8 @@ fn main() {
             symbols.push(started.elapsed());
             assert!(answer["result"].as_array().is_some_and(|r| !r.is_empty()), "{answer}");
         }
+        // Memory freed after a large text is given back shortly after (mnemo-lsp `memory.rs`).
+        std::thread::sleep(Duration::from_secs(1));
         let (rss, peak) = server.memory();
         server.0.shutdown();
         println!(
