@@ -149,6 +149,9 @@ impl OpenDocuments {
         match event {
             DocumentEvent::Opened { uri, text, version } => {
                 let doc = Document::new(&uri, &text, version);
+                // The text is in the rope now: freed before the diagnostics
+                // parse it again (20 MB each for a mirror of 100k notes).
+                drop(text);
                 let mut effects = vec![publish(&uri, &doc)];
                 if doc.kind == DocumentKind::Checkout {
                     effects.push(Effect::Preview { uri: uri.clone(), version, after: Duration::ZERO });
@@ -173,6 +176,7 @@ impl OpenDocuments {
             DocumentEvent::Reloaded { uri, text } => match self.open.get_mut(&uri) {
                 Some(doc) if doc.text != text.as_str() => {
                     doc.text = Rope::from_str(&text);
+                    drop(text);
                     vec![publish(&uri, doc)]
                 }
                 _ => Vec::new(),

@@ -3,7 +3,7 @@
 //! links (anchors open the file at their lines).
 
 use mnemo_core::Kind;
-use mnemo_core::memory_md::{ParsedCheckout, parse_checkout, section_title};
+use mnemo_core::memory_md::{ParsedCheckout, parse_checkout, parse_mirror_entries, section_title};
 use tower_lsp_server::ls_types::{
     DocumentLink, DocumentSymbol, FoldingRange, FoldingRangeKind, Position, Range, SymbolKind, Uri,
 };
@@ -17,10 +17,7 @@ pub fn parse_document(doc: &Document) -> Option<(String, ParsedCheckout)> {
     let parsed = match doc.kind {
         DocumentKind::Source => return None,
         DocumentKind::Checkout => parse_checkout(&text),
-        DocumentKind::Mirror => {
-            let body = text.split_once('\n').map_or("", |(_, rest)| rest);
-            parse_checkout(&format!("<!-- mnemo checkout · workspace mirror · epoch 0 -->\n{body}"))
-        }
+        DocumentKind::Mirror => parse_mirror_entries(&text),
     };
     Some((text, parsed))
 }

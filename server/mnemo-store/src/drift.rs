@@ -183,7 +183,7 @@ impl Store {
         let scope = Scope::Workspace(workspace.id.clone());
         let mut files: HashMap<String, Result<Vec<u8>, Drift>> = HashMap::new();
         let mut report = DriftReport::default();
-        for view in self.notes(&scope)? {
+        for view in self.anchored_notes(&scope)? {
             let status = view.state.status;
             if !matches!(status, Status::Active | Status::StaleFlagged) {
                 continue;

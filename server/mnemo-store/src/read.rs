@@ -191,12 +191,24 @@ impl Store {
         self.snapshot(|store| store.notes_unsnapshotted(scope))
     }
 
+    /// The notes in `scope` that have at least one anchor, by id: what the
+    /// drift check reads, in proportion to the anchored notes, not the store.
+    pub fn anchored_notes(&self, scope: &Scope) -> Result<Vec<NoteView>, StoreError> {
+        self.snapshot(|store| store.notes_where(scope, true))
+    }
+
     /// `notes` without its own read transaction (the caller holds one).
     fn notes_unsnapshotted(&self, scope: &Scope) -> Result<Vec<NoteView>, StoreError> {
+        self.notes_where(scope, false)
+    }
+
+    /// The notes in `scope`, every one or (`only_anchored`) those with an anchor.
+    fn notes_where(&self, scope: &Scope, only_anchored: bool) -> Result<Vec<NoteView>, StoreError> {
         let workspace = scope.workspace_param();
+        let anchored = if only_anchored { "AND n.id IN (SELECT note_id FROM anchors)" } else { "" };
         let sql = format!(
             "SELECT {NOTE_COLUMNS} FROM notes n JOIN note_state s ON s.note_id = n.id
-             WHERE ?1 IS NULL OR n.workspace = ?1 ORDER BY n.id"
+             WHERE (?1 IS NULL OR n.workspace = ?1) {anchored} ORDER BY n.id"
         );
         let mut anchors: HashMap<NoteId, Vec<Anchor>> = HashMap::new();
         let mut stmt = self.conn.prepare(

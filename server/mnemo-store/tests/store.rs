@@ -385,3 +385,29 @@ fn late_interaction_reorders_the_best_candidates_by_their_stored_token_signs() {
     f.store.write(|w| w.clear_vectors()).unwrap();
     assert!(f.store.token_signs(&ids).unwrap().is_empty());
 }
+
+#[test]
+fn anchored_notes_are_the_workspaces_notes_with_an_anchor_and_nothing_else() {
+    let mut f = fixture();
+    let anchored = |title: &str, path: &str| NewNote {
+        anchors: vec![mnemo_core::Anchor { path: path.into(), start_line: 1, end_line: 2, content_sha256: None }],
+        ..note(Kind::Gotcha, title)
+    };
+    let (ours, _theirs) = f
+        .store
+        .write(|w| {
+            w.create("/w", note(Kind::Finding, "plain"), Actor::Agent, Timestamp(1))?;
+            let ours = w.create("/w", anchored("ours", "src/a.rs"), Actor::Agent, Timestamp(2))?;
+            w.create("/w", note(Kind::Finding, "plain too"), Actor::Agent, Timestamp(3))?;
+            let theirs = w.create("/other", anchored("theirs", "src/b.rs"), Actor::Agent, Timestamp(4))?;
+            Ok((ours, theirs))
+        })
+        .unwrap();
+    let found = f.store.anchored_notes(&ws("/w")).unwrap();
+    assert_eq!(found.iter().map(|v| v.note.id).collect::<Vec<_>>(), vec![ours]);
+    assert_eq!(found[0].note.content.anchors[0].path, "src/a.rs");
+    let all = f.store.notes(&ws("/w")).unwrap();
+    let from_all = all.iter().find(|v| v.note.id == ours).unwrap();
+    assert_eq!(from_all, &found[0], "the same view as the full listing gives");
+    assert_eq!(f.store.anchored_notes(&Scope::All).unwrap().len(), 2);
+}

@@ -9,7 +9,9 @@ mod render;
 pub(crate) mod tests;
 
 pub(crate) use parse::leading_id;
-pub use parse::{Diagnostic, ParsedCheckout, ParsedEntry, Severity, parse_checkout, split_marker};
+pub use parse::{
+    Diagnostic, ParsedCheckout, ParsedEntry, Severity, parse_checkout, parse_mirror_entries, split_marker,
+};
 pub use render::{entries_of, render, render_views};
 
 use crate::lifecycle::Status;

@@ -177,6 +177,17 @@ fn new_entries_render_after_stored_ones_in_their_own_order() {
 }
 
 #[test]
+fn the_mirror_is_read_for_its_entries_as_a_checkout_at_epoch_0() {
+    let mirror = render_views(&Flavour::Mirror, "w", &sample());
+    let parsed = parse_mirror_entries(&mirror);
+    let body = mirror.split_once('\n').unwrap().1;
+    let as_checkout = parse_checkout(&format!("<!-- mnemo checkout · workspace mirror · epoch 0 -->\n{body}"));
+    assert!(!parsed.refused_mirror && parsed.epoch == Some(0));
+    assert_eq!(parsed.entries.len(), sample().len());
+    assert_eq!(format!("{parsed:?}"), format!("{as_checkout:?}"));
+}
+
+#[test]
 fn the_parser_refuses_the_mirror() {
     let parsed = parse_checkout(&render_views(&Flavour::Mirror, "w", &sample()));
     assert!(parsed.refused_mirror);
