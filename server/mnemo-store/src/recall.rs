@@ -1,6 +1,6 @@
 //! Recall against the store: gather candidates from FTS5 and from the vector
-//! index (each within the workspace and across all workspaces, so what other
-//! workspaces hold can be counted), resolve superseded notes to their live
+//! index within the workspace, and from other workspaces (so what they hold
+//! can be counted), resolve superseded notes to their live
 //! successors, and hand everything to the core ranking.
 
 use std::collections::{BTreeMap, HashSet};
@@ -63,28 +63,36 @@ impl Store {
         query_tokens: Option<&QueryTokens>,
     ) -> Result<RecallOutcome, StoreError> {
         self.snapshot(|store| {
-            // Across all workspaces too, to count what others hold; skipped when
-            // there are no others (it would scan the same notes twice).
-            let mut scopes = vec![Scope::Workspace(request.workspace.clone())];
-            if store.has_other_workspaces(&request.workspace)? {
-                scopes.push(Scope::All);
-            }
+            // What other workspaces hold is looked for too, to count it; not when
+            // there are none. By vector across the store when there is one (the
+            // lexical share of a first-stage score is at most 0.05, so a second
+            // full-text pass over the whole store would hardly move the count),
+            // else by the full text of the whole store.
+            let workspace = Scope::Workspace(request.workspace.clone());
+            let others = store.has_other_workspaces(&request.workspace)?;
+            let vector = vector.filter(|_| request.mode != RankingMode::LexicalOnly);
             let mut evidence: BTreeMap<NoteId, Evidence> = BTreeMap::new();
             let (mut lexical, mut nearest) = (0, 0);
             if request.mode != RankingMode::VectorOnly {
-                for scope in &scopes {
+                let mut scopes = vec![&workspace];
+                if others && vector.is_none() {
+                    scopes.push(&Scope::All);
+                }
+                for scope in scopes {
                     for (id, score) in store.lexical_matches(text, pool, scope)? {
                         evidence.entry(id).or_default().lexical = Some(score);
                         lexical += 1;
                     }
                 }
             }
-            if let (Some(vector), true) = (vector, request.mode != RankingMode::LexicalOnly) {
-                for scope in &scopes {
-                    for (id, distance) in store.nearest(vector, pool, scope)? {
-                        evidence.entry(id).or_default().similarity = Some(1.0 - f64::from(distance));
-                        nearest += 1;
-                    }
+            if let Some(vector) = vector {
+                let mut found = store.nearest(vector, pool, &workspace)?;
+                if others {
+                    found.extend(store.nearest(vector, pool, &Scope::All)?);
+                }
+                for (id, distance) in found {
+                    evidence.entry(id).or_default().similarity = Some(1.0 - f64::from(distance));
+                    nearest += 1;
                 }
             }
             let mut candidates = Vec::with_capacity(evidence.len());
@@ -118,7 +126,7 @@ impl Store {
             // (`relevance::confident`): looked up only when recall would
             // abstain without them, the one time they change the answer.
             if (answer.abstention.is_some() || answer.unconfident) && request.mode != RankingMode::VectorOnly {
-                let every_word = store.every_word_matches(text, pool, &scopes[0])?;
+                let every_word = store.every_word_matches(text, pool, &workspace)?;
                 if candidates.iter().any(|c| every_word.contains(&c.id)) {
                     for c in &mut candidates {
                         c.every_word = every_word.contains(&c.id);
@@ -128,7 +136,7 @@ impl Store {
             }
             tracing::debug!(
                 mode = ?request.mode,
-                scopes = scopes.len(),
+                others,
                 lexical,
                 nearest,
                 candidates = candidates.len(),

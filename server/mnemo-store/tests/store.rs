@@ -387,6 +387,48 @@ fn late_interaction_reorders_the_best_candidates_by_their_stored_token_signs() {
 }
 
 #[test]
+fn what_other_workspaces_hold_is_counted_when_it_ranks_among_the_results_after_reranking() {
+    use mnemo_core::recall::RecallRequest;
+    use mnemo_core::recall::token_signs::{QueryTokens, pack_signs};
+    use mnemo_store::NoteEmbedding;
+    let mut f = fixture();
+    // 8 dimensions; the query is [1, 1, 1, 0, …]. Each note: (workspace, vector).
+    let unit = |v: [f32; 8]| {
+        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.map(|x| x / norm).to_vec()
+    };
+    let notes = [
+        ("w", unit([1.0, 0.2, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])),
+        ("w", unit([0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0])),
+        ("other", unit([1.0, 1.0, 0.1, 0.0, 0.0, 0.0, 0.0, 0.0])),
+        ("other", unit([-1.0; 8])),
+    ];
+    let ids: Vec<i64> = f
+        .store
+        .write(|w| {
+            let mut ids = Vec::new();
+            for (i, (workspace, vector)) in notes.iter().enumerate() {
+                let id = w.create(workspace, note(Kind::Finding, &format!("note {i}")), Actor::Agent, Timestamp(1))?;
+                let embedding = NoteEmbedding {
+                    chunks: vec![vector.clone()],
+                    token_signs: pack_signs(std::slice::from_ref(vector)),
+                };
+                w.put_vectors(id, workspace, &embedding, "test-model")?;
+                ids.push(id);
+            }
+            Ok(ids)
+        })
+        .unwrap();
+    let query = unit([1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+    let request = RecallRequest::new("w", 10);
+    let tokens = QueryTokens::new(std::slice::from_ref(&query), 8);
+    let outcome = f.store.recall_reranked("zzz", Some(&query), &request, 50, 200, Some(&tokens)).unwrap();
+    assert!(outcome.answer.results.iter().all(|r| r.id == ids[0] || r.id == ids[1]), "{:?}", outcome.answer);
+    // Counted: the other workspace's note that ranks within the results (not the one pointing away).
+    assert_eq!(outcome.answer.hidden.get("other workspace"), Some(&1), "{:?}", outcome.answer.hidden);
+}
+
+#[test]
 fn anchored_notes_are_the_workspaces_notes_with_an_anchor_and_nothing_else() {
     let mut f = fixture();
     let anchored = |title: &str, path: &str| NewNote {

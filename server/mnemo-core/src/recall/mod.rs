@@ -229,16 +229,21 @@ fn hidden_reason(status: Status) -> &'static str {
 
 /// The candidates worth reranking: the `k` best of the request's workspace
 /// by the first-stage score, whatever their state (a hidden stale match is
-/// ranked like the rest, so it is named when it would have been found).
+/// ranked like the rest, so it is named when it would have been found), and
+/// the `k` best of other workspaces, so that what is counted as matching
+/// elsewhere is judged on the same scale as the results.
 pub fn rerank_targets(candidates: &[Candidate], request: &RecallRequest, k: usize) -> Vec<NoteId> {
     let scores = fusion::scores(candidates, request.mode, request.fusion);
-    let mut ordered: Vec<(NoteId, f64)> = candidates
-        .iter()
-        .filter(|c| c.workspace == request.workspace)
-        .filter_map(|c| Some((c.id, *scores.get(&c.id)?)))
-        .collect();
-    ordered.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    ordered.into_iter().take(k).map(|(id, _)| id).collect()
+    let best = |inside: bool| {
+        let mut ordered: Vec<(NoteId, f64)> = candidates
+            .iter()
+            .filter(|c| (c.workspace == request.workspace) == inside)
+            .filter_map(|c| Some((c.id, *scores.get(&c.id)?)))
+            .collect();
+        ordered.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        ordered.into_iter().take(k).map(|(id, _)| id)
+    };
+    best(true).chain(best(false)).collect()
 }
 
 /// Rank `candidates` for `request`.

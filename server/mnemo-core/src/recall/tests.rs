@@ -113,6 +113,24 @@ fn other_workspaces_are_never_returned_only_counted() {
 }
 
 #[test]
+fn other_workspaces_are_reranked_too_so_their_matches_are_still_counted() {
+    let mut c = vec![
+        candidate(1, "other", Kind::Gotcha, Status::Active, None, Some(0.9)),
+        candidate(2, "other", Kind::Gotcha, Status::Active, None, Some(0.1)),
+        candidate(3, "w", Kind::Gotcha, Status::Active, None, Some(0.5)),
+        candidate(4, "w", Kind::Gotcha, Status::Active, None, Some(0.4)),
+    ];
+    let request = RecallRequest::new("w", 5);
+    assert_eq!(rerank_targets(&c, &request, 1), [3, 1], "the best of the workspace, then the best elsewhere");
+    for (candidate, late) in c.iter_mut().zip([Some(0.8), None, Some(0.6), Some(0.5)]) {
+        candidate.late = late;
+    }
+    let answer = rank(&c, &request);
+    assert_eq!(ids(&answer), [3, 4]);
+    assert_eq!(answer.hidden.get("other workspace"), Some(&1), "judged by its late score, as the results are");
+}
+
+#[test]
 fn hidden_matches_are_limited_to_the_match_window() {
     let mut c: Vec<Candidate> = (1..=30)
         .map(|id| candidate(id, "w", Kind::Gotcha, Status::Active, None, Some(1.0 - id as f64 / 100.0)))

@@ -1,0 +1,135 @@
+//! Benchmark: recall of one workspace alone against the same workspace inside
+//! a shared store that holds other workspaces too (`-- 9` others by default,
+//! each a copy of it under another name, with the same vectors: a realistic
+//! spread of similarities without embedding the copies again). Reports p50 /
+//! p95 over 50 warm queries of the ranking from a given vector (first stage),
+//! and with late interaction over the whole pool (the default), and the
+//! ratio shared / alone. Run with
+//! `cargo bench -p mnemo-store --bench shared_recall [-- NOTES [OTHERS]]`
+//! (10000 notes and 9 other workspaces by default: 10k inside 100k).
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::corpus;
+use mnemo_core::recall::RecallRequest;
+use mnemo_core::recall::token_signs::QueryTokens;
+use mnemo_core::{Actor, Timestamp};
+use mnemo_embed::{Embedder, ModelLocation, default_model_dir};
+use mnemo_store::import_jsonl::{prepare, write};
+use mnemo_store::recall::{DEFAULT_POOL, DEFAULT_RERANK};
+use mnemo_store::{Scope, Store};
+
+const QUERIES: [&str; 10] = [
+    "why does the proxy drop the cache after a config reload",
+    "restart the daemon safely while it holds the lock",
+    "which timeout applies to upstream requests",
+    "how do I purge a prefix from the segment store",
+    "metrics for eviction under memory pressure",
+    "tls certificate reload without downtime",
+    "header size limits on the proxy",
+    "index rebuild takes too long after restart",
+    "what is the eviction policy of the segment cache",
+    "config option for upstream keepalive",
+];
+
+fn percentile(samples: &mut [Duration], p: f64) -> f64 {
+    samples.sort();
+    samples[((samples.len() as f64 - 1.0) * p).round() as usize].as_secs_f64() * 1e3
+}
+
+/// p50 and p95 of `rounds` passes over the queries.
+fn measure(mut run: impl FnMut(usize)) -> (f64, f64) {
+    let mut times = Vec::new();
+    for _ in 0..5 {
+        for q in 0..QUERIES.len() {
+            let started = Instant::now();
+            run(q);
+            times.push(started.elapsed());
+        }
+    }
+    (percentile(&mut times, 0.5), percentile(&mut times, 0.95))
+}
+
+fn main() {
+    let args: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let count = args.first().copied().unwrap_or(10_000);
+    let others = args.get(1).copied().unwrap_or(9);
+    let env = |name: &str| std::env::var(name).ok();
+    let location = ModelLocation::resolve(
+        env("MNEMO_MODEL_DIR").as_deref(),
+        env("ORT_DYLIB_PATH").as_deref(),
+        None,
+        None,
+        default_model_dir(env("XDG_DATA_HOME").as_deref(), env("HOME").as_deref()),
+    )
+    .expect("a model location");
+    let mut embedder = Embedder::load(&location).unwrap_or_else(|e| panic!("{e}"));
+    let identity = embedder.identity().to_string();
+    let text = corpus(count);
+    let grouped = embedder.embed_notes(&prepare(text.as_bytes(), Actor::Agent).unwrap().texts(), |_, _| {}).unwrap();
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut alone = Store::open(&dir.path().join("alone.db")).unwrap();
+    let mut shared = Store::open(&dir.path().join("shared.db")).unwrap();
+    let at = Timestamp(1_800_000_000);
+    write(&mut alone, prepare(text.as_bytes(), Actor::Agent).unwrap(), at, Some((&grouped, &identity))).unwrap();
+    for other in 0..=others {
+        let workspace = if other == 0 { "bench".to_string() } else { format!("other-{other}") };
+        let copy = text.replace(r#""workspace": "bench""#, &format!(r#""workspace": "{workspace}""#));
+        write(&mut shared, prepare(copy.as_bytes(), Actor::Agent).unwrap(), at, Some((&grouped, &identity))).unwrap();
+    }
+
+    let request = RecallRequest::new("bench", 10);
+    let vectors = embedder.embed_queries(&QUERIES).unwrap();
+    let tokens: Vec<QueryTokens> =
+        QUERIES.iter().map(|q| QueryTokens::new(&embedder.query_token_vectors(q).unwrap(), embedder.dims())).collect();
+    println!(
+        "| notes in the workspace | notes in the store | first stage p50 / p95 | with late interaction p50 / p95 |"
+    );
+    println!("|---:|---:|---:|---:|");
+    let mut rows = Vec::new();
+    for (store, total) in [(&alone, count), (&shared, count * (others + 1))] {
+        for q in 0..QUERIES.len() {
+            store.recall(QUERIES[q], Some(&vectors[q]), &request, DEFAULT_POOL).unwrap();
+        }
+        let first = measure(|q| {
+            store.recall(QUERIES[q], Some(&vectors[q]), &request, DEFAULT_POOL).unwrap();
+        });
+        let late = measure(|q| {
+            store
+                .recall_reranked(
+                    QUERIES[q],
+                    Some(&vectors[q]),
+                    &request,
+                    DEFAULT_POOL,
+                    DEFAULT_RERANK,
+                    Some(&tokens[q]),
+                )
+                .unwrap();
+        });
+        println!("| {count} | {total} | {:.1} / {:.1} ms | {:.1} / {:.1} ms |", first.0, first.1, late.0, late.1);
+        let ws = Scope::Workspace("bench".into());
+        let stages = [
+            ("lexical, workspace", measure(|q| drop(store.lexical_matches(QUERIES[q], DEFAULT_POOL, &ws).unwrap()))),
+            (
+                "lexical, store",
+                measure(|q| drop(store.lexical_matches(QUERIES[q], DEFAULT_POOL, &Scope::All).unwrap())),
+            ),
+            ("vector, workspace", measure(|q| drop(store.nearest(&vectors[q], DEFAULT_POOL, &ws).unwrap()))),
+            ("vector, store", measure(|q| drop(store.nearest(&vectors[q], DEFAULT_POOL, &Scope::All).unwrap()))),
+        ];
+        let stages: Vec<String> = stages.iter().map(|(name, (p50, _))| format!("{name} {p50:.1} ms")).collect();
+        eprintln!("  stages (p50): {}", stages.join(", "));
+        rows.push((first, late));
+    }
+    let ratio = |a: f64, b: f64| b / a;
+    println!(
+        "\nshared / alone: first stage p50 {:.2}x, p95 {:.2}x; with late interaction p50 {:.2}x, p95 {:.2}x",
+        ratio(rows[0].0.0, rows[1].0.0),
+        ratio(rows[0].0.1, rows[1].0.1),
+        ratio(rows[0].1.0, rows[1].1.0),
+        ratio(rows[0].1.1, rows[1].1.1),
+    );
+}
