@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use crate::support::Env;
 
-fn hook(env: &Env, event: &str, payload: &str) -> String {
+pub(crate) fn hook(env: &Env, event: &str, payload: &str) -> String {
     let mut child = env
         .command(&["hook", event])
         .stdin(Stdio::piped())

@@ -22,5 +22,6 @@ pub(crate) mod mcp;
 mod mirror;
 mod models;
 mod recall;
+mod review;
 mod support;
 mod trust;

@@ -15,7 +15,7 @@ end, {
   complete = function(arg_lead, line)
     return require('mnemo.commands').complete(arg_lead, line)
   end,
-  desc = 'mnemo: edit, discard, mirror, recall, remember, revoke, stale, reinstate, promote, history, check',
+  desc = 'mnemo: edit, discard, mirror, recall, remember, revoke, stale, reinstate, promote, accept, reject, history, check',
 })
 
 local group = vim.api.nvim_create_augroup('mnemo', { clear = true })

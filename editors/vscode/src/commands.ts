@@ -41,7 +41,7 @@ async function noteId(): Promise<number | undefined> {
 
 /// Ask why, for the commands that need a reason.
 export function askReason(command: string, id: number): Thenable<string | undefined> {
-  const verb = command === 'mnemo.revoke' ? 'Revoke' : 'Flag stale';
+  const verb = command === 'mnemo.revoke' ? 'Revoke' : command === 'mnemo.reject' ? 'Reject' : 'Flag stale';
   return vscode.window.showInputBox({ prompt: `${verb} #${id}, because…`, validateInput: (v) => (v.trim() ? null : 'a reason is needed') });
 }
 
@@ -167,6 +167,8 @@ export function registerCommands(
     ['mnemo.flagStalePick', 'mnemo.flagStale', true],
     ['mnemo.reinstatePick', 'mnemo.reinstate', false],
     ['mnemo.promotePick', 'mnemo.promote', false],
+    ['mnemo.acceptPick', 'mnemo.accept', false],
+    ['mnemo.rejectPick', 'mnemo.reject', true],
   ] as const) {
     register(name, async () => {
       const id = await noteId();

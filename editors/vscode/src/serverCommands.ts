@@ -16,7 +16,7 @@ import { openDocument } from './uris';
 /// The arguments of a server command once the person gave what it needs (a
 /// reason, a confirmation); undefined when they declined.
 async function completeArguments(command: string, args: any[]): Promise<any[] | undefined> {
-  if ((command === 'mnemo.revoke' || command === 'mnemo.flagStale') && args.length < 2) {
+  if ((command === 'mnemo.revoke' || command === 'mnemo.flagStale' || command === 'mnemo.reject') && args.length < 2) {
     const reason = await askReason(command, Number(args[0]));
     return reason ? [args[0], reason] : undefined;
   }

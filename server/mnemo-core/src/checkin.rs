@@ -17,6 +17,9 @@ use crate::model::{Kind, NoteId, Priority, normalize_body, normalize_reason, nor
 /// The reason recorded when a person deletes an entry.
 pub const DELETED_REASON: &str = "deleted in MEMORY.md";
 
+/// The reason recorded when a person deletes a proposal's entry.
+pub const REJECTED_REASON: &str = "rejected: deleted in MEMORY.md";
+
 /// What a person's edit asks of the store.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Change {
@@ -39,6 +42,11 @@ pub enum Change {
         line: usize,
         id: NoteId,
     },
+    /// A proposal's `PROPOSED` marker removed: the person accepts it.
+    Accept {
+        line: usize,
+        id: NoteId,
+    },
     /// Changed content or section: a new note replaces the old one.
     Supersede {
         line: usize,
@@ -56,6 +64,7 @@ impl Change {
             Change::Revoke { reason, .. } => format!("revoked #{applied} ({reason})"),
             Change::FlagStale { reason, .. } => format!("flagged #{applied} stale ({reason})"),
             Change::Reinstate { .. } => format!("reinstated #{applied}"),
+            Change::Accept { .. } => format!("accepted #{applied}"),
         }
     }
 }
@@ -149,6 +158,7 @@ enum Shown {
     Stale(String),
     Expired,
     Superseded(NoteId),
+    Proposed,
 }
 
 fn shown(entry: &Entry) -> Shown {
@@ -158,6 +168,7 @@ fn shown(entry: &Entry) -> Shown {
         Some(StateMarker::Stale { reason, .. }) => Shown::Stale(normalize_reason(reason)),
         Some(StateMarker::Expired { .. }) => Shown::Expired,
         Some(StateMarker::Superseded { by, .. }) => Shown::Superseded(*by),
+        Some(StateMarker::Proposed { .. }) => Shown::Proposed,
     }
 }
 
@@ -421,7 +432,7 @@ fn judge(
             };
             !differs(mine, now) || successor.is_some_and(|s| content(s) == content(mine) && shown(s) == Shown::Active)
         }
-        (None, Some(now)) => !matches!(shown(now), Shown::Active | Shown::Stale(_)),
+        (None, Some(now)) => !matches!(shown(now), Shown::Active | Shown::Stale(_) | Shown::Proposed),
         (_, None) => false,
     };
     if already_applied {
@@ -446,8 +457,12 @@ fn judge(
         |plan: &mut CheckinPlan, message: String| plan.diagnostics.push(diagnostic(line, Severity::Error, message));
     let was = shown(before);
     let Some(mine) = mine else {
-        if matches!(was, Shown::Active | Shown::Stale(_)) {
-            plan.changes.push(Change::Revoke { line, id, reason: DELETED_REASON.into() });
+        match was {
+            Shown::Active | Shown::Stale(_) => {
+                plan.changes.push(Change::Revoke { line, id, reason: DELETED_REASON.into() })
+            }
+            Shown::Proposed => plan.changes.push(Change::Revoke { line, id, reason: REJECTED_REASON.into() }),
+            _ => {}
         }
         return;
     };
@@ -459,6 +474,11 @@ fn judge(
     if content(mine) != content(before) {
         match (&was, &wants) {
             (Shown::Active, Shown::Active) => plan.changes.push(Change::Supersede { line, id, content: content(mine) }),
+            // A reviewer's edit of a proposal is theirs: a new note replaces it,
+            // whether or not they also removed the marker.
+            (Shown::Proposed, Shown::Active | Shown::Proposed) => {
+                plan.changes.push(Change::Supersede { line, id, content: content(mine) })
+            }
             // Marker removed and text edited: back to active, then the new text.
             (Shown::Revoked(_) | Shown::Stale(_) | Shown::Expired, Shown::Active) => {
                 plan.changes.push(Change::Reinstate { line, id });
@@ -470,9 +490,16 @@ fn judge(
         return;
     }
     match (was, wants) {
-        (Shown::Active | Shown::Stale(_), Shown::Revoked(reason)) => {
+        (Shown::Active | Shown::Stale(_) | Shown::Proposed, Shown::Revoked(reason)) => {
             plan.changes.push(Change::Revoke { line, id, reason })
         }
+        (Shown::Proposed, Shown::Active) => plan.changes.push(Change::Accept { line, id }),
+        (_, Shown::Proposed) => refuse(
+            plan,
+            format!(
+                "#{id}: PROPOSED is set by mnemo when an agent writes under review, not typed; use STALE (reason) or REVOKED (reason)"
+            ),
+        ),
         (Shown::Active, Shown::Stale(reason)) => plan.changes.push(Change::FlagStale { line, id, reason }),
         (Shown::Revoked(_) | Shown::Stale(_) | Shown::Expired, Shown::Active) => {
             plan.changes.push(Change::Reinstate { line, id })
@@ -495,6 +522,7 @@ pub fn summary(entry: &Entry) -> String {
         Shown::Stale(reason) => format!("stale ({reason}) · "),
         Shown::Expired => "expired · ".into(),
         Shown::Superseded(by) => format!("superseded by #{by} · "),
+        Shown::Proposed => "proposed · ".into(),
     };
     let section = crate::memory_md::section_title(entry.kind);
     format!("{state}{} · {} [{section}]", entry.priority.as_str(), normalize_title(&entry.title))
@@ -507,6 +535,7 @@ fn name(shown: &Shown) -> &'static str {
         Shown::Stale(_) => "stale",
         Shown::Expired => "expired",
         Shown::Superseded(_) => "superseded",
+        Shown::Proposed => "proposed",
     }
 }
 

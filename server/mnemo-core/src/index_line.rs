@@ -14,6 +14,7 @@ pub fn state_marker(status: Status) -> Option<String> {
         Status::StaleFlagged => Some("[STALE]".into()),
         Status::Revoked => Some("[REVOKED]".into()),
         Status::Expired => Some("[EXPIRED]".into()),
+        Status::Proposed => Some("[PROPOSED]".into()),
         Status::Superseded { by } => Some(format!("[SUPERSEDED by #{by}]")),
     }
 }

@@ -17,6 +17,7 @@ pub mod memory_md;
 pub mod model;
 pub mod quote;
 pub mod recall;
+pub mod review;
 pub mod secrets;
 pub mod time;
 pub mod triggers;

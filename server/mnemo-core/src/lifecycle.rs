@@ -11,13 +11,24 @@ use crate::time::Timestamp;
 /// What happened to a note.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EventKind {
-    Created { provenance: Provenance },
-    Superseded { by: NoteId },
+    Created {
+        provenance: Provenance,
+    },
+    Superseded {
+        by: NoteId,
+    },
     Revoked,
     StaleFlagged,
     Reinstated,
-    Promoted { to: Provenance },
+    Promoted {
+        to: Provenance,
+    },
     Expired,
+    /// Written under review (`[review]` in the workspace config): held back
+    /// from agents until a person accepts it. Only right at creation.
+    Proposed,
+    /// A person accepted a proposal: active, endorsed by a human.
+    Accepted,
 }
 
 impl EventKind {
@@ -30,6 +41,8 @@ impl EventKind {
             EventKind::Reinstated => "reinstated",
             EventKind::Promoted { .. } => "promoted",
             EventKind::Expired => "expired",
+            EventKind::Proposed => "proposed",
+            EventKind::Accepted => "accepted",
         }
     }
 
@@ -43,6 +56,8 @@ impl EventKind {
             EventKind::Reinstated => "reinstate",
             EventKind::Promoted { .. } => "promote",
             EventKind::Expired => "expire",
+            EventKind::Proposed => "propose",
+            EventKind::Accepted => "accept",
         }
     }
 }
@@ -60,10 +75,14 @@ pub struct EventData {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {
     Active,
-    Superseded { by: NoteId },
+    Superseded {
+        by: NoteId,
+    },
     Revoked,
     StaleFlagged,
     Expired,
+    /// Awaiting review: stored, shown to people, never delivered as fact.
+    Proposed,
 }
 
 impl Status {
@@ -74,11 +93,13 @@ impl Status {
             Status::Revoked => "revoked",
             Status::StaleFlagged => "stale_flagged",
             Status::Expired => "expired",
+            Status::Proposed => "proposed",
         }
     }
 
     /// State names accepted by filters, in display order.
-    pub const NAMES: &'static [&'static str] = &["active", "superseded", "revoked", "stale_flagged", "expired"];
+    pub const NAMES: &'static [&'static str] =
+        &["active", "superseded", "revoked", "stale_flagged", "expired", "proposed"];
 }
 
 impl fmt::Display for Status {
@@ -89,6 +110,7 @@ impl fmt::Display for Status {
             Status::Revoked => f.write_str("revoked"),
             Status::StaleFlagged => f.write_str("flagged stale"),
             Status::Expired => f.write_str("expired"),
+            Status::Proposed => f.write_str("proposed, awaiting review"),
         }
     }
 }
@@ -139,15 +161,36 @@ pub fn apply(state: &NoteState, event: &EventData) -> Result<NoteState, Transiti
     };
     match event.kind {
         EventKind::Created { .. } => return Err(TransitionError::CreatedNotFirst),
+        // A proposal edited by its reviewer is replaced like any note.
         EventKind::Superseded { by } => match state.status {
-            Active => enter(&mut next, Superseded { by }),
-            _ => return Err(illegal("only an active note can be superseded")),
+            Active | Proposed => enter(&mut next, Superseded { by }),
+            _ => return Err(illegal("only an active or proposed note can be superseded")),
         },
+        // Rejecting a proposal is revoking it, with the reviewer's reason.
         EventKind::Revoked => {
             require_reason(event, "revocation")?;
             match state.status {
-                Active | StaleFlagged => enter(&mut next, Revoked),
-                _ => return Err(illegal("only an active or stale note can be revoked")),
+                Active | StaleFlagged | Proposed => enter(&mut next, Revoked),
+                _ => return Err(illegal("only an active, stale or proposed note can be revoked")),
+            }
+        }
+        EventKind::Proposed => match state.status {
+            Active if state.live_since == event.at && state.status_at == event.at && state.status_reason.is_none() => {
+                enter(&mut next, Proposed)
+            }
+            _ => return Err(illegal("a note is proposed only as it is written, under review")),
+        },
+        EventKind::Accepted => {
+            if event.actor != Actor::Human {
+                return Err(RuleError::AcceptNeedsPerson.into());
+            }
+            match state.status {
+                Proposed => {
+                    enter(&mut next, Active);
+                    next.live_since = event.at;
+                    next.provenance = Provenance::Human;
+                }
+                _ => return Err(illegal("only a proposed note can be accepted")),
             }
         }
         EventKind::StaleFlagged => {

@@ -151,6 +151,8 @@ pub enum RuleError {
     AutoDirective,
     #[error("provenance 'human' is reached only by a person (pass --as-human when you are one)")]
     HumanNeedsPerson,
+    #[error("only a person accepts a proposal: it is their review of what an agent wrote")]
+    AcceptNeedsPerson,
     #[error(
         "provenance 'user-stated' cannot be requested; it is derived when the note's text occurs in the user's message"
     )]

@@ -1,17 +1,20 @@
 //! Code actions and the commands they run. On an entry: Revoke…, Flag
 //! stale…, Reinstate, Promote to human, Supersede (opens the entry in the
-//! checkout), Show history and Forget… (needs the argument `"confirm"`). On a
+//! checkout), Accept / Reject… (a proposal; also as code lenses), Show
+//! history and Forget… (needs the argument `"confirm"`). On a
 //! conflict in a checkout: Keep mine / Take theirs. Reasons and
 //! confirmations are command arguments; the editor clients ask the person
 //! for them. Every write is a person's act (actor `human`) through the one
 //! write path.
 
-use mnemo_core::memory_md::{Entry, StateMarker};
+use mnemo_core::memory_md::{Entry, ParsedCheckout, StateMarker};
 use mnemo_core::{EventKind, NoteId, Provenance};
 use serde_json::{Value, json};
-use tower_lsp_server::ls_types::{CodeAction, CodeActionKind, CodeActionOrCommand, Command, Diagnostic, Uri};
+use tower_lsp_server::ls_types::{
+    CodeAction, CodeActionKind, CodeActionOrCommand, CodeLens, Command, Diagnostic, Position, Range, Uri,
+};
 
-pub const COMMANDS: [&str; 12] = [
+pub const COMMANDS: [&str; 14] = [
     "mnemo.reanchor",
     "mnemo.openNote",
     "mnemo.revoke",
@@ -24,6 +27,8 @@ pub const COMMANDS: [&str; 12] = [
     "mnemo.keepMine",
     "mnemo.takeTheirs",
     "mnemo.checkin",
+    "mnemo.accept",
+    "mnemo.reject",
 ];
 
 /// A command, read from its name and arguments.
@@ -91,10 +96,38 @@ pub fn actions_for(entry: &Entry) -> Vec<CodeActionOrCommand> {
             vec![on(format!("Reinstate #{id}"), "mnemo.reinstate")]
         }
         Some(StateMarker::Superseded { .. }) => Vec::new(),
+        Some(StateMarker::Proposed { .. }) => proposal_actions(id),
     };
     actions.push(on(format!("Show the history of #{id}"), "mnemo.showHistory"));
     actions.push(on(format!("Forget #{id} for good…"), "mnemo.forget"));
     actions
+}
+
+/// Accept and Reject… on a proposal.
+pub fn proposal_actions(id: NoteId) -> Vec<CodeActionOrCommand> {
+    vec![
+        note_action(format!("Accept #{id}"), "mnemo.accept", vec![Value::from(id)]),
+        note_action(format!("Reject #{id}…"), "mnemo.reject", vec![Value::from(id)]),
+    ]
+}
+
+/// Accept and Reject… lenses over each proposal's entry in a memory document.
+pub fn proposal_lenses(parsed: &ParsedCheckout) -> Vec<CodeLens> {
+    let mut lenses = Vec::new();
+    for parsed_entry in &parsed.entries {
+        let entry = &parsed_entry.entry;
+        let (Some(id), Some(StateMarker::Proposed { .. })) = (entry.id, &entry.marker) else { continue };
+        let line = parsed_entry.first_line as u32;
+        for action in proposal_actions(id) {
+            let CodeActionOrCommand::CodeAction(action) = action else { continue };
+            lenses.push(CodeLens {
+                range: Range::new(Position::new(line, 0), Position::new(line, 0)),
+                command: action.command,
+                data: None,
+            });
+        }
+    }
+    lenses
 }
 
 /// "Keep mine" and "Take theirs" for the conflicts among `diagnostics`.
@@ -134,6 +167,9 @@ pub fn parse_command(command: &str, arguments: &[Value]) -> Result<CommandReques
         "mnemo.flagStale" => EventKind::StaleFlagged,
         "mnemo.reinstate" => EventKind::Reinstated,
         "mnemo.promote" => EventKind::Promoted { to: Provenance::Human },
+        "mnemo.accept" => EventKind::Accepted,
+        // Rejecting a proposal revokes it with the reviewer's reason.
+        "mnemo.reject" => EventKind::Revoked,
         "mnemo.supersede" => return Ok(CommandRequest::Supersede { id: id()? }),
         "mnemo.showHistory" => return Ok(CommandRequest::History { id: id()? }),
         "mnemo.forget" => {

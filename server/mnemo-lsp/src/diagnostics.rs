@@ -1,6 +1,8 @@
 //! Diagnostics on memory documents: stale notes (warning), revoked and
 //! superseded notes (hint, tagged deprecated so editors grey them out),
-//! expired notes (information), and a checkout's problems: parse errors
+//! expired notes (information), proposals awaiting review (information,
+//! and one on the first line counting them, code `proposals`), and a
+//! checkout's problems: parse errors
 //! and, when a check-in preview is at hand, what a save would refuse and
 //! the conflicts (error, code `conflict`, data `{"conflict": id}`, which the
 //! "keep mine" / "take theirs" code actions answer).
@@ -48,6 +50,13 @@ pub fn diagnostics(uri: &Uri, doc: &Document, preview: Option<&CheckinPlan>, dri
                 (DiagnosticSeverity::HINT, format!("#{id} was superseded by #{by}"), true)
             }
             StateMarker::Expired { .. } => (DiagnosticSeverity::INFORMATION, format!("#{id} expired"), false),
+            StateMarker::Proposed { .. } => (
+                DiagnosticSeverity::INFORMATION,
+                format!(
+                    "#{id} was proposed by an agent and is not delivered until accepted: Accept (or delete the PROPOSED marker), or Reject (or delete the entry)"
+                ),
+                false,
+            ),
         };
         out.push(Diagnostic {
             range: lines.range(parsed_entry.first_line, 0, 0),
@@ -55,6 +64,28 @@ pub fn diagnostics(uri: &Uri, doc: &Document, preview: Option<&CheckinPlan>, dri
             source: Some(SOURCE.into()),
             message,
             tags: deprecated.then(|| vec![DiagnosticTag::DEPRECATED]),
+            ..Diagnostic::default()
+        });
+    }
+    let proposals: Vec<String> = parsed
+        .entries
+        .iter()
+        .filter(|e| matches!(e.entry.marker, Some(StateMarker::Proposed { .. })))
+        .filter_map(|e| Some(format!("#{}", e.entry.id?)))
+        .collect();
+    if !proposals.is_empty() {
+        let listed =
+            if proposals.len() > 10 { format!("{}, …", proposals[..10].join(", ")) } else { proposals.join(", ") };
+        let count = match proposals.len() {
+            1 => "1 proposal waits".to_string(),
+            n => format!("{n} proposals wait"),
+        };
+        out.push(Diagnostic {
+            range: lines.range(0, 0, 0),
+            severity: Some(DiagnosticSeverity::INFORMATION),
+            source: Some(SOURCE.into()),
+            code: Some(NumberOrString::String("proposals".into())),
+            message: format!("{count} for review: {listed}; agents are not told them until accepted"),
             ..Diagnostic::default()
         });
     }

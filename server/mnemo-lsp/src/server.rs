@@ -13,7 +13,7 @@ use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer, LspService, Server};
 
-use crate::actions::{COMMANDS, actions_for, conflict_actions, parse_command};
+use crate::actions::{COMMANDS, actions_for, conflict_actions, parse_command, proposal_lenses};
 use crate::anchors::{DriftSnapshot, anchors_at, code_lenses, relative_path, source_actions};
 use crate::completion::{completion_items, inlay_hints, priority_items, typing_priority, typing_reference};
 use crate::document_owner::{Previewer, RefreshSupport, Snapshot, spawn_owner};
@@ -536,6 +536,12 @@ impl LanguageServer for Backend {
     }
 
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
+        if let Some(doc) = self.document(&params.text_document.uri).await
+            && doc.kind != DocumentKind::Source
+        {
+            let Some((_, parsed)) = parse_document(&doc) else { return Ok(None) };
+            return Ok(Some(proposal_lenses(&parsed)).filter(|l| !l.is_empty()));
+        }
         let drift = self.drift.lock().unwrap_or_else(|e| e.into_inner());
         let relative = relative_path(&params.text_document.uri, drift.root.as_deref());
         Ok(relative.map(|path| code_lenses(&path, &drift)).filter(|l| !l.is_empty()))

@@ -262,9 +262,10 @@ impl Store {
                     let old = self.note(&scope, *id).map(|v| v.note.content.anchors).unwrap_or_default();
                     (*line, anchors_of(workspace.root.as_deref(), content, &old))
                 }
-                Change::Revoke { line, .. } | Change::FlagStale { line, .. } | Change::Reinstate { line, .. } => {
-                    (*line, Ok(Vec::new()))
-                }
+                Change::Revoke { line, .. }
+                | Change::FlagStale { line, .. }
+                | Change::Reinstate { line, .. }
+                | Change::Accept { line, .. } => (*line, Ok(Vec::new())),
             };
             // What looks like a secret is refused on its entry's line, before the write.
             let secret = match change {
@@ -306,6 +307,10 @@ impl Store {
                     }
                     Change::Reinstate { id, .. } => {
                         w.append(&scope, id, event(EventKind::Reinstated, None))?;
+                        id
+                    }
+                    Change::Accept { id, .. } => {
+                        w.append(&scope, id, event(EventKind::Accepted, None))?;
                         id
                     }
                 };

@@ -9,6 +9,10 @@
 //! [hooks.triggers]    # when the hooks deliver a kind (default: the ladder
 //! gotcha = ["pre-edit", "user-prompt"]   # in mnemo_core::triggers)
 //!
+//! [review]            # notes agents write wait for a person (default: live)
+//! agent = "propose"
+//! kinds = ["directive", "decision"]   # only these kinds (default: every kind)
+//!
 //! [memory_export]     # keep a MEMORY.md mirror current after every write
 //! enabled = true
 //! path = "MEMORY.md"  # inside the workspace
@@ -21,6 +25,7 @@ use std::time::Duration;
 
 use mnemo_core::Kind;
 use mnemo_core::expiry::ExpiryPolicy;
+use mnemo_core::review::ReviewPolicy;
 use mnemo_core::triggers::TriggerBundles;
 
 /// The config file, relative to the workspace root.
@@ -42,6 +47,7 @@ pub struct WorkspaceConfig {
     pub memory_export: MemoryExport,
     pub recall: RecallConfig,
     pub triggers: TriggerBundles,
+    pub review: ReviewPolicy,
 }
 
 /// `[recall]`: where the embedding model and ONNX Runtime are (absolute, or
@@ -84,6 +90,15 @@ struct RawConfig {
     memory_export: Option<RawMemoryExport>,
     recall: Option<RawRecall>,
     hooks: Option<RawHooks>,
+    review: Option<RawReview>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawReview {
+    agent: Option<String>,
+    #[serde(default)]
+    kinds: Vec<String>,
 }
 
 #[derive(serde::Deserialize)]
@@ -187,7 +202,24 @@ impl WorkspaceConfig {
             let kind: Kind = kind.parse().map_err(|e: mnemo_core::ParseEnumError| format!("[hooks.triggers]: {e}"))?;
             triggers = triggers.with_bundle(kind, &moments).map_err(|e| format!("[hooks.triggers] {kind}: {e}"))?;
         }
-        Ok(WorkspaceConfig { expiry, memory_export, recall, triggers })
+        let mut review = ReviewPolicy::default();
+        if let Some(raw) = raw.review {
+            review.agent_proposes = match raw.agent.as_deref() {
+                None | Some("live") => false,
+                Some("propose") => true,
+                Some(other) => {
+                    return Err(format!(
+                        "[review] agent = \"{other}\" is not a choice: \"propose\" (agents' notes wait for a person) or \"live\" (the default)"
+                    ));
+                }
+            };
+            for kind in raw.kinds {
+                let kind: Kind =
+                    kind.parse().map_err(|e: mnemo_core::ParseEnumError| format!("[review] kinds: {e}"))?;
+                review.kinds.push(kind);
+            }
+        }
+        Ok(WorkspaceConfig { expiry, memory_export, recall, triggers, review })
     }
 
     /// Turn the mirror on or off in `root`'s config file, keeping every other
@@ -243,6 +275,11 @@ mod tests {
     fn rerank_depth() {
         assert_eq!(WorkspaceConfig::parse("").unwrap().recall.rerank, crate::recall::DEFAULT_RERANK);
         assert_eq!(WorkspaceConfig::parse("[recall]\nrerank = 0").unwrap().recall.rerank, 0);
+        let review = WorkspaceConfig::parse("[review]\nagent = 'propose'\nkinds = ['directive']").unwrap().review;
+        assert_eq!(review, ReviewPolicy { agent_proposes: true, kinds: vec![Kind::Directive] });
+        assert!(WorkspaceConfig::parse("[review]\nagent = 'yes'").unwrap_err().contains("\"propose\""));
+        assert!(WorkspaceConfig::parse("[review]\nkinds = ['gotchas']").unwrap_err().contains("[review] kinds"));
+        assert!(WorkspaceConfig::parse("[review]\nagents = 'propose'").unwrap_err().contains("unknown field `agents`"));
         assert!(WorkspaceConfig::parse("[recall]\nrerank = 500").unwrap_err().contains("between 0 (off) and 200"));
         assert!(WorkspaceConfig::parse("[recall]\nrerank = -1").is_err());
     }

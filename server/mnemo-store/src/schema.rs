@@ -155,6 +155,37 @@ BEGIN SELECT RAISE(ABORT, 'mnemo: forgotten_events is append-only'); END;
 -- replaced by reindex, deleted with the note.
 CREATE TABLE note_token_signs (note_id INTEGER PRIMARY KEY, signs BLOB NOT NULL);
 "#,
+    r#"
+-- The review queue: two more event kinds, 'proposed' (an agent's note waits
+-- for a person) and 'accepted'. SQLite cannot change a CHECK in place, so
+-- the events move to a table that allows them, ids and all (the hash chain
+-- refers to them), and the append-only triggers are made again.
+CREATE TABLE events_v2 (
+    id             INTEGER PRIMARY KEY AUTOINCREMENT,
+    note_id        INTEGER NOT NULL REFERENCES notes (id),
+    kind           TEXT    NOT NULL CHECK (kind IN ('created','superseded','revoked','stale_flagged','reinstated','promoted','expired','proposed','accepted')),
+    actor          TEXT    NOT NULL CHECK (actor IN ('agent','human','system')),
+    at             INTEGER NOT NULL,
+    reason         TEXT,
+    superseded_by  INTEGER REFERENCES notes (id),
+    provenance     TEXT CHECK (provenance IN ('auto','agent','user-stated','human'))
+);
+INSERT INTO events_v2 (id, note_id, kind, actor, at, reason, superseded_by, provenance)
+    SELECT id, note_id, kind, actor, at, reason, superseded_by, provenance FROM events ORDER BY id;
+-- Ids of forgotten events are never reused: the sequence carries over.
+INSERT INTO sqlite_sequence (name, seq) SELECT 'events_v2', 0
+    WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'events_v2');
+UPDATE sqlite_sequence SET seq = MAX(seq, COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0))
+    WHERE name = 'events_v2';
+DROP TABLE events;
+ALTER TABLE events_v2 RENAME TO events;
+CREATE INDEX events_by_note ON events (note_id, id);
+CREATE TRIGGER events_are_append_only BEFORE UPDATE ON events
+BEGIN SELECT RAISE(ABORT, 'mnemo: events are append-only; UPDATE is not allowed'); END;
+CREATE TRIGGER events_deleted_only_by_forget BEFORE DELETE ON events
+WHEN NOT EXISTS (SELECT 1 FROM forget_permit WHERE note_id = OLD.note_id)
+BEGIN SELECT RAISE(ABORT, 'mnemo: events are deleted only by forget'); END;
+"#,
 ];
 
 /// The append-only triggers `store verify` expects to find.

@@ -51,6 +51,8 @@ impl EventColumns {
             "reinstated" => EventKind::Reinstated,
             "promoted" => EventKind::Promoted { to: provenance()? },
             "expired" => EventKind::Expired,
+            "proposed" => EventKind::Proposed,
+            "accepted" => EventKind::Accepted,
             other => return Err(StoreError::Corrupt(format!("unknown event kind '{other}'"))),
         };
         Ok(EventData { kind, actor: parse::<Actor>(&self.actor)?, at: Timestamp(self.at), reason: self.reason })
@@ -120,6 +122,7 @@ impl StateColumns {
             ("revoked", _) => Status::Revoked,
             ("stale_flagged", _) => Status::StaleFlagged,
             ("expired", _) => Status::Expired,
+            ("proposed", _) => Status::Proposed,
             (other, _) => {
                 return Err(StoreError::Corrupt(format!("unknown note status '{other}'")));
             }

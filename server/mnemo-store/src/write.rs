@@ -9,6 +9,7 @@
 use mnemo_core::expiry::ExpiryPolicy;
 use mnemo_core::lifecycle::created;
 use mnemo_core::model::{MAX_REASON_CHARS, RuleError, normalize_reason};
+use mnemo_core::review::ProposedLink;
 use mnemo_core::{Actor, EventData, EventKind, Kind, NewNote, NoteId, NoteState, Timestamp, apply};
 
 /// How far behind a note's latest event a clock may be and still write (its
@@ -169,7 +170,61 @@ impl<'s> Writer<'s> {
                 event_id
             ])?;
         self.wrote = true;
+        if event.kind == EventKind::Accepted
+            && let Some(link) = state.status_reason.as_deref().and_then(ProposedLink::from_reason)
+        {
+            self.apply_accepted_link(scope, id, link, &event)?;
+        }
         Ok(next)
+    }
+
+    /// Store `note` as a proposal (`[review]`): created, then `proposed`, in
+    /// this transaction. A `link` to an older note is checked now but applied
+    /// only when a person accepts the proposal; until then the older note stands.
+    pub fn propose(
+        &mut self,
+        scope: &Scope,
+        workspace: &str,
+        note: NewNote,
+        actor: Actor,
+        at: Timestamp,
+        link: Option<ProposedLink>,
+    ) -> Result<NoteId, StoreError> {
+        if let Some(link) = link {
+            let (old, kind) = match link {
+                ProposedLink::Supersedes(old) => (old, EventKind::Superseded { by: old }),
+                ProposedLink::Contradicts(old) => (old, EventKind::Revoked),
+            };
+            let (_, state) = self.state_of(scope, old)?;
+            let check = EventData { kind, actor, at, reason: Some(link.reason()) };
+            apply(&state, &check).map_err(|source| StoreError::Transition { id: old, source })?;
+        }
+        let id = self.create(workspace, note, actor, at)?;
+        let reason = link.map(ProposedLink::reason);
+        self.append(scope, id, EventData { kind: EventKind::Proposed, actor, at, reason })?;
+        Ok(id)
+    }
+
+    /// What an accepted proposal said it would do to an older note, done now
+    /// by the person who accepted it; skipped when that note has meanwhile
+    /// left the state it applies to (revoked by someone else, say).
+    fn apply_accepted_link(
+        &mut self,
+        scope: &Scope,
+        accepted: NoteId,
+        link: ProposedLink,
+        acceptance: &EventData,
+    ) -> Result<(), StoreError> {
+        let (old, kind, reason) = match link {
+            ProposedLink::Supersedes(old) => (old, EventKind::Superseded { by: accepted }, None),
+            ProposedLink::Contradicts(old) => (old, EventKind::Revoked, Some(format!("contradicted by #{accepted}"))),
+        };
+        let event = EventData { kind, actor: acceptance.actor, at: acceptance.at, reason };
+        let Ok((_, state)) = self.state_of(scope, old) else { return Ok(()) };
+        if apply(&state, &event).is_ok() {
+            self.append(scope, old, event)?;
+        }
+        Ok(())
     }
 
     /// Store `replacement` in the old note's workspace and supersede `old` by it.

@@ -453,3 +453,109 @@ fn anchored_notes_are_the_workspaces_notes_with_an_anchor_and_nothing_else() {
     assert_eq!(from_all, &found[0], "the same view as the full listing gives");
     assert_eq!(f.store.anchored_notes(&Scope::All).unwrap().len(), 2);
 }
+
+#[test]
+fn a_proposal_waits_and_on_acceptance_does_what_it_said_to_the_older_note() {
+    use mnemo_core::review::ProposedLink;
+    let mut f = fixture();
+    let scope = ws("w");
+    let (old, wrong, proposal, correction) = f
+        .store
+        .write(|w| {
+            let old = w.create("w", note(Kind::Finding, "Cache hit ratio is 0.91"), Actor::Agent, Timestamp(10))?;
+            let wrong = w.create("w", note(Kind::Finding, "Retries stop at 5"), Actor::Agent, Timestamp(10))?;
+            let proposal = w.propose(
+                &scope,
+                "w",
+                note(Kind::Finding, "Cache hit ratio is 0.93"),
+                Actor::Agent,
+                Timestamp(20),
+                Some(ProposedLink::Supersedes(old)),
+            )?;
+            let correction = w.propose(
+                &scope,
+                "w",
+                note(Kind::Finding, "Retries stop at 3"),
+                Actor::Agent,
+                Timestamp(20),
+                Some(ProposedLink::Contradicts(wrong)),
+            )?;
+            Ok((old, wrong, proposal, correction))
+        })
+        .unwrap();
+    let status = |store: &Store, id| store.note(&scope, id).unwrap().state.status;
+    assert_eq!(status(&f.store, proposal), Status::Proposed);
+    assert_eq!(status(&f.store, old), Status::Active, "the older note stands until a person accepts");
+    assert_eq!(status(&f.store, wrong), Status::Active);
+
+    let accept = || EventData { kind: EventKind::Accepted, actor: Actor::Human, at: Timestamp(30), reason: None };
+    let agent_accept = EventData { actor: Actor::Agent, ..accept() };
+    assert!(f.store.write(|w| w.append(&scope, proposal, agent_accept)).is_err(), "only a person accepts");
+    let state = f.store.write(|w| w.append(&scope, proposal, accept())).unwrap();
+    assert_eq!((state.status, state.provenance), (Status::Active, Provenance::Human));
+    assert_eq!(status(&f.store, old), Status::Superseded { by: proposal });
+    f.store.write(|w| w.append(&scope, correction, accept())).unwrap();
+    let revoked = f.store.note(&scope, wrong).unwrap().state;
+    assert_eq!(
+        (revoked.status, revoked.status_reason.as_deref()),
+        (Status::Revoked, Some(format!("contradicted by #{correction}").as_str()))
+    );
+    let rejected = f
+        .store
+        .write(|w| {
+            let id = w.propose(&scope, "w", note(Kind::Gotcha, "Noise"), Actor::Agent, Timestamp(40), None)?;
+            let reason = Some("not true".into());
+            w.append(
+                &scope,
+                id,
+                EventData { kind: EventKind::Revoked, actor: Actor::Human, at: Timestamp(41), reason },
+            )?;
+            Ok(id)
+        })
+        .unwrap();
+    assert_eq!(status(&f.store, rejected), Status::Revoked);
+    assert!(f.store.verify().unwrap().is_clean(), "the log replays to every state");
+}
+
+#[test]
+fn the_review_migration_keeps_every_event_and_never_reuses_a_forgotten_events_id() {
+    let mut f = fixture();
+    let scope = ws("w");
+    let (kept, forgotten) = f
+        .store
+        .write(|w| {
+            let kept = w.create("w", note(Kind::Finding, "kept"), Actor::Agent, Timestamp(1))?;
+            let forgotten = w.create("w", note(Kind::Finding, "forgotten"), Actor::Agent, Timestamp(2))?;
+            Ok((kept, forgotten))
+        })
+        .unwrap();
+    let last_event = f.store.history(&scope, forgotten).unwrap().last().unwrap().id;
+    f.store.write(|w| w.forget(&scope, forgotten)).unwrap();
+    drop(f.store);
+    // Back to the schema before the review queue: the old CHECK, as shipped.
+    let conn = rusqlite::Connection::open(&f.path).unwrap();
+    let old_sql: String =
+        conn.query_row("SELECT sql FROM sqlite_master WHERE name = 'events'", [], |r| r.get(0)).unwrap();
+    assert!(old_sql.contains("'accepted'"), "migrated on open: {old_sql}");
+    conn.execute_batch(&format!(
+        "PRAGMA writable_schema = ON;
+         UPDATE sqlite_master SET sql = replace(sql, ',''proposed'',''accepted''', '') WHERE name = 'events';
+         PRAGMA writable_schema = OFF;
+         PRAGMA user_version = {};",
+        mnemo_store::SCHEMA_VERSION - 1
+    ))
+    .unwrap();
+    drop(conn);
+    let store = Store::open(&f.path).unwrap();
+    let conn = rusqlite::Connection::open(&f.path).unwrap();
+    let new_sql: String =
+        conn.query_row("SELECT sql FROM sqlite_master WHERE name = 'events'", [], |r| r.get(0)).unwrap();
+    assert!(new_sql.contains("'proposed','accepted'"), "the migration ran again: {new_sql}");
+    drop(conn);
+    assert_eq!(store.history(&scope, kept).unwrap().len(), 1, "every event kept");
+    let mut store = store;
+    let next = store.write(|w| w.create("w", note(Kind::Finding, "next"), Actor::Agent, Timestamp(3))).unwrap();
+    let next_event = store.history(&scope, next).unwrap()[0].id;
+    assert!(next_event > last_event, "event ids go on from the forgotten one: {next_event} > {last_event}");
+    assert!(store.verify().unwrap().is_clean());
+}

@@ -45,6 +45,14 @@ pub enum Command {
         after_help = "Examples:\n  mnemo list\n  mnemo list --kind gotcha --state stale_flagged\n  mnemo list --all-workspaces --json"
     )]
     List(List),
+    /// The review queue: notes agents proposed (`[review]` in .mnemo/config.toml), in full
+    #[command(after_help = "Then:\n  mnemo accept 41 44\n  mnemo reject 45 --reason \"duplicates #12\"")]
+    Review,
+    /// Accept proposals: they become active, endorsed by you (a person's act)
+    Accept(Accept),
+    /// Reject a proposal: it is revoked with your reason (a person's act)
+    #[command(after_help = "Example:\n  mnemo reject 45 --reason \"duplicates #12\"")]
+    Reject(Reject),
     /// Revoke a note (it was wrong)
     #[command(after_help = "Example:\n  mnemo revoke 12 --reason \"the lock order changed in v2\"")]
     Revoke(WithReason),
@@ -182,6 +190,23 @@ pub struct WithReason {
     pub reason: String,
     #[command(flatten)]
     pub person: Person,
+}
+
+#[derive(Args)]
+pub struct Accept {
+    /// The proposals' ids (12 or #12)
+    #[arg(value_parser = parse_id, required = true, num_args = 1..)]
+    pub ids: Vec<i64>,
+}
+
+#[derive(Args)]
+pub struct Reject {
+    /// The proposal's id (12 or #12)
+    #[arg(value_parser = parse_id)]
+    pub id: i64,
+    /// Why, in a sentence (kept in the note's history)
+    #[arg(long)]
+    pub reason: String,
 }
 
 #[derive(Args)]

@@ -7,6 +7,7 @@ use std::cell::OnceCell;
 use std::path::PathBuf;
 
 use anyhow::{Context as _, anyhow};
+use mnemo_core::review::ReviewPolicy;
 use mnemo_core::{Actor, Timestamp};
 use mnemo_store::config::{ConfigError, WorkspaceConfig};
 use mnemo_store::mirror::{self, MirrorTarget};
@@ -117,6 +118,18 @@ impl Context {
     /// The scope of this workspace, or every workspace when asked explicitly.
     pub fn scope(&self, all_workspaces: bool) -> Scope {
         if all_workspaces { Scope::All } else { Scope::Workspace(self.workspace.id.clone()) }
+    }
+
+    /// Which new notes wait for review. A config that cannot be read holds
+    /// agents' notes for review (said once): the safe side of a typo.
+    pub fn review(&self) -> ReviewPolicy {
+        match self.config() {
+            Ok(config) => config.review.clone(),
+            Err(e) => {
+                eprintln!("warning: {e}; notes agents write now wait for review until it is fixed");
+                ReviewPolicy { agent_proposes: true, kinds: Vec::new() }
+            }
+        }
     }
 
     pub fn actor(as_human: bool) -> Actor {

@@ -58,6 +58,8 @@ M.handlers = {
   ['mnemo.flagStale'] = with_reason('mnemo.flagStale'),
   ['mnemo.reinstate'] = plain('mnemo.reinstate'),
   ['mnemo.promote'] = plain('mnemo.promote'),
+  ['mnemo.accept'] = plain('mnemo.accept'),
+  ['mnemo.reject'] = with_reason('mnemo.reject'),
   ['mnemo.reanchor'] = function(cmd, ctx)
     run(vim.lsp.get_client_by_id(ctx.client_id), 'mnemo.reanchor', cmd.arguments, function(result)
       vim.notify(('mnemo: #%s is re-anchored; the note is now #%s'):format(result.id, result.supersededBy))

@@ -1,5 +1,5 @@
 --- `:Mnemo <sub>`: edit, discard, mirror, recall, remember, revoke, stale,
---- reinstate, promote, history, check.
+--- reinstate, promote, accept, reject, history, check.
 local mnemo = require('mnemo')
 
 local M = {}
@@ -128,6 +128,12 @@ M.subcommands = {
   end,
   promote = function(args)
     notify_result(pcall(mnemo.execute, 'mnemo.promote', { id_or_cursor(args) }))
+  end,
+  accept = function(args)
+    notify_result(pcall(mnemo.execute, 'mnemo.accept', { id_or_cursor(args) }))
+  end,
+  reject = function(args)
+    with_reason(args, 'mnemo.reject')
   end,
   history = function(args)
     local result = mnemo.execute('mnemo.showHistory', { id_or_cursor(args) })

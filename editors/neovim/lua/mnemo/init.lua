@@ -202,6 +202,7 @@ end
 local reason_prompts = {
   ['mnemo.revoke'] = 'Revoke #%d, because: ',
   ['mnemo.flagStale'] = 'Flag #%d stale, because: ',
+  ['mnemo.reject'] = 'Reject #%d, because: ',
 }
 
 --- Ask why `command` should run on note `id`; `on_reason(reason)` only when

@@ -135,6 +135,42 @@ fn each_edit_maps_to_its_change() {
 }
 
 #[test]
+fn a_proposal_is_accepted_by_deleting_its_marker_rejected_by_deleting_it_and_edited_like_any_note() {
+    let proposal = "- [#7] 2026-06-11 · medium · PROPOSED 2026-06-11 · Bump the cache size\n";
+    let base_text = BASE.replacen("## Tasks\n", &format!("## Tasks\n\n{proposal}"), 1);
+    let base = entries(&base_text);
+    assert_eq!(
+        base.iter().find(|e| e.id == Some(7)).unwrap().marker,
+        Some(StateMarker::Proposed { date: Some("2026-06-11".into()) })
+    );
+    let plan_of = |edited: &str| plan_checkin(&base, &parse_checkout(edited), &base, &Resolutions::default());
+    let with = |to: &str| base_text.replacen(proposal, to, 1);
+    assert_eq!(plan_of(&base_text).changes, [], "untouched, nothing");
+    let accepted = plan_of(&with("- [#7] 2026-06-11 · medium · Bump the cache size\n"));
+    assert!(matches!(accepted.changes[..], [Change::Accept { id: 7, .. }]), "{accepted:?}");
+    let rejected = plan_of(&with(""));
+    assert!(
+        matches!(&rejected.changes[..], [Change::Revoke { id: 7, reason, .. }] if reason == REJECTED_REASON),
+        "{rejected:?}"
+    );
+    let with_reason = plan_of(&with("- [#7] 2026-06-11 · medium · REVOKED (duplicates #2) · Bump the cache size\n"));
+    assert!(matches!(&with_reason.changes[..], [Change::Revoke { id: 7, reason, .. }] if reason == "duplicates #2"));
+    for edited in [
+        "- [#7] 2026-06-11 · medium · PROPOSED 2026-06-11 · Bump the cache size to 2 GB\n",
+        "- [#7] 2026-06-11 · medium · Bump the cache size to 2 GB\n",
+    ] {
+        let plan = plan_of(&with(edited));
+        assert!(
+            matches!(&plan.changes[..], [Change::Supersede { id: 7, content, .. }] if content.title == "Bump the cache size to 2 GB"),
+            "a reviewer's edit replaces the proposal: {plan:?}"
+        );
+    }
+    let typed = plan_of(&base_text.replace("· high · Run tests", "· high · PROPOSED · Run tests"));
+    assert_eq!(typed.changes, []);
+    assert!(typed.diagnostics.iter().any(|d| d.message.contains("#1: PROPOSED is set by mnemo")), "{typed:?}");
+}
+
+#[test]
 fn moving_an_entry_to_another_section_supersedes_it_with_the_new_kind() {
     let moved = edit("## Decisions\n", "## Decisions\n\n- [#1] 2026-06-02 · high · Run tests inside the venv\n  The global python lacks the pinned deps.\n")
         .replacen("- [#1] 2026-06-02 · high · Run tests inside the venv\n  The global python lacks the pinned deps.\n\n", "", 1);
@@ -424,7 +460,7 @@ proptest! {
         for change in &again.changes {
             let line = match change {
                 Change::Create { line, .. } | Change::Revoke { line, .. } | Change::FlagStale { line, .. }
-                | Change::Reinstate { line, .. } | Change::Supersede { line, .. } => *line,
+                | Change::Reinstate { line, .. } | Change::Supersede { line, .. } | Change::Accept { line, .. } => *line,
             };
             prop_assert!(line == 0 || carried_lines.contains(&line), "{change:?} in\n{}\nTYPED\n{typed}\nBASE\n{text}", carried.text);
         }

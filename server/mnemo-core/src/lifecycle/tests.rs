@@ -21,9 +21,37 @@ fn outcome(result: Result<NoteState, TransitionError>) -> String {
 }
 
 #[test]
+fn a_note_is_proposed_only_as_it_is_written_and_accepted_only_by_a_person() {
+    let written = created(Provenance::Agent, Timestamp(5));
+    let propose = EventData { kind: EventKind::Proposed, actor: Actor::Agent, at: Timestamp(5), reason: None };
+    let proposed = apply(&written, &propose).unwrap();
+    assert_eq!(proposed.status, Status::Proposed);
+    let later = EventData { at: Timestamp(6), ..propose.clone() };
+    assert!(apply(&written, &later).is_err(), "an older active note cannot become a proposal");
+    let accept = EventData { kind: EventKind::Accepted, actor: Actor::Human, at: Timestamp(9), reason: None };
+    let accepted = apply(&proposed, &accept).unwrap();
+    assert_eq!(
+        (accepted.status, accepted.provenance, accepted.live_since),
+        (Status::Active, Provenance::Human, Timestamp(9))
+    );
+    let folded = fold([
+        &EventData { kind: EventKind::Created { provenance: Provenance::Agent }, ..propose.clone() },
+        &propose,
+        &accept,
+    ]);
+    assert_eq!(folded.unwrap(), accepted, "the log replays to the same state");
+}
+
+#[test]
 fn every_event_against_every_state() {
-    let statuses =
-        [Status::Active, Status::StaleFlagged, Status::Revoked, Status::Expired, Status::Superseded { by: 9 }];
+    let statuses = [
+        Status::Active,
+        Status::StaleFlagged,
+        Status::Revoked,
+        Status::Expired,
+        Status::Superseded { by: 9 },
+        Status::Proposed,
+    ];
     let events = [
         ("supersede", event(EventKind::Superseded { by: 7 }, Actor::Agent)),
         ("revoke", event(EventKind::Revoked, Actor::Agent)),
@@ -31,6 +59,9 @@ fn every_event_against_every_state() {
         ("reinstate", event(EventKind::Reinstated, Actor::Agent)),
         ("expire", event(EventKind::Expired, Actor::System)),
         ("promote to agent", event(EventKind::Promoted { to: Provenance::Agent }, Actor::Agent)),
+        ("propose", event(EventKind::Proposed, Actor::Agent)),
+        ("accept", event(EventKind::Accepted, Actor::Human)),
+        ("accept by agent", event(EventKind::Accepted, Actor::Agent)),
     ];
     let mut table = String::new();
     for status in statuses {
@@ -50,30 +81,54 @@ fn every_event_against_every_state() {
         active           + reinstate         => error: cannot reinstate a note that is active; only a revoked, expired or stale note can be reinstated
         active           + expire            => ok -> expired (auto)
         active           + promote to agent  => ok -> active (agent)
-        flagged stale    + supersede         => error: cannot supersede a note that is flagged stale; only an active note can be superseded
+        active           + propose           => error: cannot propose a note that is active; a note is proposed only as it is written, under review
+        active           + accept            => error: cannot accept a note that is active; only a proposed note can be accepted
+        active           + accept by agent   => error: only a person accepts a proposal: it is their review of what an agent wrote
+        flagged stale    + supersede         => error: cannot supersede a note that is flagged stale; only an active or proposed note can be superseded
         flagged stale    + revoke            => ok -> revoked (auto)
         flagged stale    + flag stale        => error: cannot flag as stale a note that is flagged stale; only an active note can be flagged stale
         flagged stale    + reinstate         => ok -> active (auto)
         flagged stale    + expire            => ok -> expired (auto)
         flagged stale    + promote to agent  => ok -> flagged stale (agent)
-        revoked          + supersede         => error: cannot supersede a note that is revoked; only an active note can be superseded
-        revoked          + revoke            => error: cannot revoke a note that is revoked; only an active or stale note can be revoked
+        flagged stale    + propose           => error: cannot propose a note that is flagged stale; a note is proposed only as it is written, under review
+        flagged stale    + accept            => error: cannot accept a note that is flagged stale; only a proposed note can be accepted
+        flagged stale    + accept by agent   => error: only a person accepts a proposal: it is their review of what an agent wrote
+        revoked          + supersede         => error: cannot supersede a note that is revoked; only an active or proposed note can be superseded
+        revoked          + revoke            => error: cannot revoke a note that is revoked; only an active, stale or proposed note can be revoked
         revoked          + flag stale        => error: cannot flag as stale a note that is revoked; only an active note can be flagged stale
         revoked          + reinstate         => ok -> active (auto)
         revoked          + expire            => error: cannot expire a note that is revoked; only an active or stale note can expire
         revoked          + promote to agent  => error: cannot promote a note that is revoked; only an active or stale note can be promoted
-        expired          + supersede         => error: cannot supersede a note that is expired; only an active note can be superseded
-        expired          + revoke            => error: cannot revoke a note that is expired; only an active or stale note can be revoked
+        revoked          + propose           => error: cannot propose a note that is revoked; a note is proposed only as it is written, under review
+        revoked          + accept            => error: cannot accept a note that is revoked; only a proposed note can be accepted
+        revoked          + accept by agent   => error: only a person accepts a proposal: it is their review of what an agent wrote
+        expired          + supersede         => error: cannot supersede a note that is expired; only an active or proposed note can be superseded
+        expired          + revoke            => error: cannot revoke a note that is expired; only an active, stale or proposed note can be revoked
         expired          + flag stale        => error: cannot flag as stale a note that is expired; only an active note can be flagged stale
         expired          + reinstate         => ok -> active (auto)
         expired          + expire            => error: cannot expire a note that is expired; only an active or stale note can expire
         expired          + promote to agent  => error: cannot promote a note that is expired; only an active or stale note can be promoted
-        superseded by #9 + supersede         => error: cannot supersede a note that is superseded by #9; only an active note can be superseded
-        superseded by #9 + revoke            => error: cannot revoke a note that is superseded by #9; only an active or stale note can be revoked
+        expired          + propose           => error: cannot propose a note that is expired; a note is proposed only as it is written, under review
+        expired          + accept            => error: cannot accept a note that is expired; only a proposed note can be accepted
+        expired          + accept by agent   => error: only a person accepts a proposal: it is their review of what an agent wrote
+        superseded by #9 + supersede         => error: cannot supersede a note that is superseded by #9; only an active or proposed note can be superseded
+        superseded by #9 + revoke            => error: cannot revoke a note that is superseded by #9; only an active, stale or proposed note can be revoked
         superseded by #9 + flag stale        => error: cannot flag as stale a note that is superseded by #9; only an active note can be flagged stale
         superseded by #9 + reinstate         => error: cannot reinstate a note that is superseded by #9; only a revoked, expired or stale note can be reinstated
         superseded by #9 + expire            => error: cannot expire a note that is superseded by #9; only an active or stale note can expire
         superseded by #9 + promote to agent  => error: cannot promote a note that is superseded by #9; only an active or stale note can be promoted
+        superseded by #9 + propose           => error: cannot propose a note that is superseded by #9; a note is proposed only as it is written, under review
+        superseded by #9 + accept            => error: cannot accept a note that is superseded by #9; only a proposed note can be accepted
+        superseded by #9 + accept by agent   => error: only a person accepts a proposal: it is their review of what an agent wrote
+        proposed, awaiting review + supersede         => ok -> superseded by #7 (auto)
+        proposed, awaiting review + revoke            => ok -> revoked (auto)
+        proposed, awaiting review + flag stale        => error: cannot flag as stale a note that is proposed, awaiting review; only an active note can be flagged stale
+        proposed, awaiting review + reinstate         => error: cannot reinstate a note that is proposed, awaiting review; only a revoked, expired or stale note can be reinstated
+        proposed, awaiting review + expire            => error: cannot expire a note that is proposed, awaiting review; only an active or stale note can expire
+        proposed, awaiting review + promote to agent  => error: cannot promote a note that is proposed, awaiting review; only an active or stale note can be promoted
+        proposed, awaiting review + propose           => error: cannot propose a note that is proposed, awaiting review; a note is proposed only as it is written, under review
+        proposed, awaiting review + accept            => ok -> active (human)
+        proposed, awaiting review + accept by agent   => error: only a person accepts a proposal: it is their review of what an agent wrote
     "#]]
     .assert_eq(&table);
 }

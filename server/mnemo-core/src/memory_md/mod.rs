@@ -127,6 +127,11 @@ pub enum StateMarker {
     Expired {
         date: Option<String>,
     },
+    /// Written by an agent under review; a person accepts it by deleting the
+    /// marker, rejects it by deleting the entry (or `REVOKED (why)`).
+    Proposed {
+        date: Option<String>,
+    },
 }
 
 /// An anchor as rendered: a link; the content hash stays in the store.
@@ -164,6 +169,7 @@ impl Entry {
             Status::Revoked => Some(StateMarker::Revoked { date: Some(date), reason: reason() }),
             Status::StaleFlagged => Some(StateMarker::Stale { date: Some(date), reason: reason() }),
             Status::Expired => Some(StateMarker::Expired { date: Some(date) }),
+            Status::Proposed => Some(StateMarker::Proposed { date: Some(date) }),
         };
         let c = &note.content;
         Entry {

@@ -260,7 +260,7 @@ fn parse_entry(rest: &str, section: Option<Kind>) -> Result<EntryLine, String> {
 /// grammar and ` · `; `Some(Err)` when it starts like one but is malformed
 /// in a way a person likely meant (e.g. `REVOKED · title` without a reason).
 pub fn split_marker(text: &str) -> Option<(Result<StateMarker, String>, &str)> {
-    let (word, after_word) = ["SUPERSEDED", "REVOKED", "STALE", "EXPIRED"]
+    let (word, after_word) = ["SUPERSEDED", "REVOKED", "STALE", "EXPIRED", "PROPOSED"]
         .iter()
         .find_map(|w| text.strip_prefix(w).map(|after| (*w, after)))?;
     let (date, after_date) = match after_word.strip_prefix(' ') {
@@ -293,6 +293,10 @@ pub fn split_marker(text: &str) -> Option<(Result<StateMarker, String>, &str)> {
                 StateMarker::Stale { date, reason }
             };
             Some((Ok(marker), title))
+        }
+        "PROPOSED" => {
+            let title = after_date.strip_prefix(" · ")?;
+            Some((Ok(StateMarker::Proposed { date }), title))
         }
         _ => {
             let title = after_date.strip_prefix(" · ")?;

@@ -104,6 +104,7 @@ pub(super) fn render_marker(marker: &StateMarker) -> String {
         StateMarker::Revoked { date, reason } => format!("{} ({reason})", dated("REVOKED", date)),
         StateMarker::Stale { date, reason } => format!("{} ({reason})", dated("STALE", date)),
         StateMarker::Expired { date } => dated("EXPIRED", date),
+        StateMarker::Proposed { date } => dated("PROPOSED", date),
     }
 }
 

@@ -163,12 +163,14 @@ pub struct RecallAnswer {
     /// of the results is a confident match: they are guesses, and say so.
     pub unconfident: bool,
     /// Hidden matches by reason: `stale`, `revoked`, `superseded`, `expired`,
-    /// `other kind`, `other workspace`.
+    /// `proposed`, `other kind`, `other workspace`.
     pub hidden: BTreeMap<&'static str, usize>,
     /// Hidden stale matches, best first.
     pub hidden_stale: Vec<NoteId>,
     /// Hidden superseded matches and their live successors.
     pub hidden_superseded: Vec<(NoteId, Option<NoteId>)>,
+    /// Hidden proposals (awaiting review), best first.
+    pub hidden_proposed: Vec<NoteId>,
 }
 
 impl RecallAnswer {
@@ -186,7 +188,8 @@ impl RecallAnswer {
     }
 
     /// What the filters hid, for people: `2 stale (#1, #4), 1 superseded (#9 → #15),
-    /// 3 other workspace`, or `nothing`. Stale and superseded matches are named.
+    /// 2 proposed (#41, #44), 3 other workspace`, or `nothing`. Stale,
+    /// superseded and proposed matches are named.
     pub fn describe_hidden(&self) -> String {
         if self.hidden.is_empty() {
             return "nothing".into();
@@ -198,6 +201,10 @@ impl RecallAnswer {
                 "stale" if !self.hidden_stale.is_empty() => {
                     let ids: Vec<String> = self.hidden_stale.iter().map(|id| format!("#{id}")).collect();
                     format!("{count} stale ({})", ids.join(", "))
+                }
+                "proposed" if !self.hidden_proposed.is_empty() => {
+                    let ids: Vec<String> = self.hidden_proposed.iter().map(|id| format!("#{id}")).collect();
+                    format!("{count} proposed ({})", ids.join(", "))
                 }
                 "superseded" if !self.hidden_superseded.is_empty() => {
                     let pairs: Vec<String> = self
@@ -224,6 +231,7 @@ fn hidden_reason(status: Status) -> &'static str {
         Status::Revoked => "revoked",
         Status::Superseded { .. } => "superseded",
         Status::Expired => "expired",
+        Status::Proposed => "proposed",
     }
 }
 
@@ -306,6 +314,7 @@ pub fn rank(candidates: &[Candidate], request: &RecallRequest) -> RecallAnswer {
         *answer.hidden.entry(reason).or_default() += 1;
         match c.status {
             Status::StaleFlagged if !passes_state(c) => answer.hidden_stale.push(id),
+            Status::Proposed if !passes_state(c) => answer.hidden_proposed.push(id),
             Status::Superseded { .. } if !passes_state(c) => answer.hidden_superseded.push((id, c.successor)),
             _ => {}
         }

@@ -6,6 +6,7 @@
 
 use anyhow::anyhow;
 use mnemo_core::quote::find_user_quote;
+use mnemo_core::review::ProposedLink;
 use mnemo_core::{Anchor, EventData, EventKind, NewNote, NoteId, Provenance};
 
 use crate::context::Context;
@@ -51,18 +52,28 @@ pub fn create_linked_note(
     }
     let vectors = semantic.vectors_for_new_note(store, &note.title, &note.body);
     let scope = ctx.scope(false);
+    let proposes = ctx.review().proposes(actor, note.kind);
     ctx.write(store, |w| {
         if links.allow_secrets {
             w.allow_secrets();
         }
-        let id = match links.supersedes {
-            None => w.create(&ctx.workspace.id, note, actor, ctx.now)?,
-            Some(old) => w.supersede(&scope, old, note, actor, ctx.now, None)?,
+        let id = if proposes {
+            let link = match (links.supersedes, links.contradicts) {
+                (Some(old), _) => Some(ProposedLink::Supersedes(old)),
+                (None, Some(wrong)) => Some(ProposedLink::Contradicts(wrong)),
+                (None, None) => None,
+            };
+            w.propose(&scope, &ctx.workspace.id, note, actor, ctx.now, link)?
+        } else {
+            match links.supersedes {
+                None => w.create(&ctx.workspace.id, note, actor, ctx.now)?,
+                Some(old) => w.supersede(&scope, old, note, actor, ctx.now, None)?,
+            }
         };
         if let Some((vectors, model)) = &vectors {
             w.put_vectors(id, &ctx.workspace.id, vectors, model)?;
         }
-        if let Some(wrong) = links.contradicts {
+        if let (Some(wrong), false) = (links.contradicts, proposes) {
             let reason = Some(format!("contradicted by #{id}"));
             w.append(&scope, wrong, EventData { kind: EventKind::Revoked, actor, at: ctx.now, reason })?;
         }

@@ -14,6 +14,7 @@ mod mcp;
 mod read;
 mod recall;
 mod remember;
+mod review;
 mod store;
 
 use std::process::ExitCode;
@@ -28,6 +29,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Show(args) => read::show(&ctx, args),
         Command::History(args) => read::history(&ctx, args),
         Command::List(args) => read::list(&ctx, args),
+        Command::Review => review::list(&ctx),
+        Command::Accept(args) => review::accept(&ctx, args),
+        Command::Reject(args) => review::reject(&ctx, args),
         Command::Revoke(args) => lifecycle::revoke(&ctx, args),
         Command::Supersede(args) => lifecycle::supersede(&ctx, args),
         Command::FlagStale(args) => lifecycle::flag_stale(&ctx, args),

@@ -38,10 +38,17 @@ pub fn run(ctx: &Context, args: Remember) -> anyhow::Result<ExitCode> {
     }
     let links = Links { supersedes: None, contradicts: args.contradicts, allow_secrets: args.allow_secret };
     let id = create_linked_note(ctx, &mut store, &mut Semantic::load(ctx), note, actor, links)?;
+    let state = store.note(&ctx.scope(false), id)?.state.status;
     if ctx.json {
-        print_json(&json!({ "id": id, "provenance": provenance, "contradicts": args.contradicts }));
+        let state = state.name();
+        print_json(&json!({ "id": id, "provenance": provenance, "contradicts": args.contradicts, "state": state }));
     } else {
         println!("#{id}");
+    }
+    if state == mnemo_core::Status::Proposed {
+        eprintln!(
+            "#{id} is proposed: this workspace reviews what agents write ([review] in .mnemo/config.toml); agents are not told it until a person accepts it (`mnemo review`)"
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -197,6 +197,9 @@ pub struct Remembered {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "NoteId")]
     pub contradicts: Option<NoteId>,
+    /// `active`, or `proposed`: this workspace reviews what agents write, so
+    /// the note (and what it supersedes or contradicts) waits for a person
+    pub state: String,
 }
 
 /// A note's state after a lifecycle event.

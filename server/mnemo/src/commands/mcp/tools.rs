@@ -86,7 +86,7 @@ impl MemoryServer {
 #[tool_router(vis = "pub(super)")]
 impl MemoryServer {
     #[tool(
-        description = "Record a note in the project memory: a finding, a gotcha, a decision, a standing directive, a task, a reference or an operational fact. Write one note per point, with a one-line title that says it all. Returns the new id.",
+        description = "Record a note in the project memory: a finding, a gotcha, a decision, a standing directive, a task, a reference or an operational fact. Write one note per point, with a one-line title that says it all. Returns the new id and its state: `proposed` when this project has a person review what agents write (it is then not recalled until accepted; do not write it again).",
         output_schema = schema::<Remembered>(),
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
     )]
@@ -111,11 +111,13 @@ impl MemoryServer {
             let mut store = s.ctx.open()?;
             let links = Links { supersedes: args.supersedes, contradicts: args.contradicts, allow_secrets: false };
             let id = create_linked_note(&s.ctx, &mut store, &mut s.semantic, note, Actor::Agent, links)?;
+            let state = store.note(&s.ctx.scope(false), id)?.state.status.name().to_string();
             Ok(render::written(&Remembered {
                 id,
                 provenance: provenance.as_str().into(),
                 supersedes: args.supersedes,
                 contradicts: args.contradicts,
+                state,
             }))
         })
     }
