@@ -14,6 +14,7 @@ mod hooks;
 mod hostile;
 mod import_vectr;
 mod isolation;
+mod ledger;
 mod load;
 mod logging;
 pub(crate) mod lsp;

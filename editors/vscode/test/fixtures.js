@@ -67,6 +67,20 @@ exports.sessions = [
     },
   },
   {
+    // A project that reviews what agents write: two proposals wait.
+    name: 'review',
+    suites: ['review.test.js'],
+    setup(base, cli) {
+      const root = project(base, 'review', { '.mnemo/config.toml': '[review]\nagent = "propose"\n' });
+      cli(root, 'remember', '--kind', 'gotcha', '--title', 'Release the lock before restarting',
+        '--body', 'Restarting with the lock held deadlocks the new daemon.');
+      cli(root, 'remember', '--kind', 'finding', '--title', 'The build is slow on Tuesdays');
+      cli(root, 'remember', '--kind', 'decision', '--title', 'Store dates in UTC', '--as-human');
+      cli(root, 'export', '--enable');
+      return { folder: root };
+    },
+  },
+  {
     name: 'conflicts',
     suites: ['conflicts.test.js', 'unapplied.test.js'],
     setup(base, cli) {

@@ -19,7 +19,7 @@ function cliIn(root, ...args) {
 }
 const jsonIn = (root, ...args) => JSON.parse(cliIn(root, '--json', ...args));
 /// Every note of the folder's workspace, in every state.
-const STATES = ['active', 'superseded', 'revoked', 'stale_flagged', 'expired'];
+const STATES = ['active', 'superseded', 'revoked', 'stale_flagged', 'expired', 'proposed'];
 function notesIn(root) {
   return STATES.flatMap((state) => jsonIn(root, 'list', '--state', state).notes).sort((a, b) => a.id - b.id);
 }

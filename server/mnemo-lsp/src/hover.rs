@@ -1,11 +1,13 @@
 //! Hover on a note reference (`#412` or `[#412]`) in any document: the
 //! note's full body as markdown, its kind, priority, state, provenance with
-//! the trust frame and bound quote, anchors, and its event history.
+//! the trust frame and bound quote, anchors, its event history, and how
+//! often it was delivered to agents (the ledger).
 
 use mnemo_core::index_line::state_marker;
 use mnemo_core::recall::trust_frame;
 use mnemo_core::{EventKind, NoteId, NoteView, Timestamp};
 use mnemo_store::StoredEvent;
+use mnemo_store::ledger::DeliveryRecord;
 
 /// The note id referenced at byte `cursor` of `line` (an LSP column becomes
 /// a byte offset through `to_proto::byte_offset`).
@@ -65,6 +67,26 @@ pub fn markdown(view: &NoteView, history: &[StoredEvent], now: Timestamp, drift:
         out.push_str(&format!("- {} {}{detail} by {}{reason}\n", d.at.date(), d.kind.name(), d.actor));
     }
     out
+}
+
+/// What the ledger says of a note: "Delivered to agents 3 times, last 2h
+/// ago (session-start, session abc)", or that it never was.
+pub fn delivered(count: usize, latest: Option<&DeliveryRecord>, now: Timestamp) -> String {
+    match latest {
+        Some(d) => {
+            let when = match d.at.age(now) {
+                age if age == "now" => "just now".to_string(),
+                age => format!("{age} ago"),
+            };
+            format!(
+                "Delivered to agents {count} time{}, last {when} ({}, session {})\n",
+                if count == 1 { "" } else { "s" },
+                d.moment,
+                d.session
+            )
+        }
+        None => "Never delivered to an agent\n".to_string(),
+    }
 }
 
 #[cfg(test)]

@@ -584,7 +584,12 @@ impl LanguageServer for Backend {
                     let drift: Vec<(usize, String)> =
                         drift.iter().filter(|(note, _, _)| *note == id).map(|(_, p, s)| (*p, s.clone())).collect();
                     match store.note(&scope, id) {
-                        Ok(view) => shown.push(markdown(&view, &store.history(&scope, id)?, now, &drift)),
+                        Ok(view) => {
+                            let (count, latest) = store.deliveries_of(&scope, id)?;
+                            let mut text = markdown(&view, &store.history(&scope, id)?, now, &drift);
+                            text.push_str(&crate::hover::delivered(count, latest.as_ref(), now));
+                            shown.push(text);
+                        }
                         Err(
                             mnemo_store::StoreError::NoSuchNote { .. } | mnemo_store::StoreError::OtherWorkspace { .. },
                         ) => {}

@@ -18,6 +18,7 @@ pub mod drift;
 mod error;
 pub mod import_jsonl;
 pub mod import_vectr;
+pub mod ledger;
 mod lexical;
 pub mod mirror;
 pub mod paths;

@@ -186,6 +186,31 @@ CREATE TRIGGER events_deleted_only_by_forget BEFORE DELETE ON events
 WHEN NOT EXISTS (SELECT 1 FROM forget_permit WHERE note_id = OLD.note_id)
 BEGIN SELECT RAISE(ABORT, 'mnemo: events are deleted only by forget'); END;
 "#,
+    r#"
+-- The delivery ledger (ledger.rs): what was delivered to which agent
+-- session, when. Append-only (UPDATE aborts); bounded per workspace, so the
+-- oldest deliveries are deleted; a forgotten note leaves it with the note.
+CREATE TABLE deliveries (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    workspace  TEXT    NOT NULL,
+    session    TEXT    NOT NULL,
+    moment     TEXT    NOT NULL,
+    at         INTEGER NOT NULL,
+    bytes      INTEGER NOT NULL
+);
+CREATE INDEX deliveries_by_workspace ON deliveries (workspace, id);
+CREATE TABLE delivered_notes (
+    delivery_id  INTEGER NOT NULL REFERENCES deliveries (id),
+    note_id      INTEGER NOT NULL,
+    shown        TEXT    NOT NULL CHECK (shown IN ('full', 'listed')),
+    PRIMARY KEY (delivery_id, note_id)
+);
+CREATE INDEX delivered_notes_by_note ON delivered_notes (note_id, delivery_id);
+CREATE TRIGGER deliveries_are_append_only BEFORE UPDATE ON deliveries
+BEGIN SELECT RAISE(ABORT, 'mnemo: the delivery ledger is append-only'); END;
+CREATE TRIGGER delivered_notes_are_append_only BEFORE UPDATE ON delivered_notes
+BEGIN SELECT RAISE(ABORT, 'mnemo: the delivery ledger is append-only'); END;
+"#,
 ];
 
 /// The append-only triggers `store verify` expects to find.

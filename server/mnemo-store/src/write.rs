@@ -266,6 +266,7 @@ impl<'s> Writer<'s> {
         self.tx.execute("DELETE FROM note_state WHERE note_id = ?1", [id])?;
         self.tx.execute("DELETE FROM anchors WHERE note_id = ?1", [id])?;
         self.tx.execute("DELETE FROM drift_observations WHERE note_id = ?1", [id])?;
+        self.tx.execute("DELETE FROM delivered_notes WHERE note_id = ?1", [id])?;
         // The chain keeps their links; verify follows it across them.
         self.tx.execute("INSERT INTO forgotten_events (event_id) SELECT id FROM events WHERE note_id = ?1", [id])?;
         self.tx.execute("DELETE FROM events WHERE note_id = ?1", [id])?;

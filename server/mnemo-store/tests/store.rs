@@ -559,3 +559,70 @@ fn the_review_migration_keeps_every_event_and_never_reuses_a_forgotten_events_id
     assert!(next_event > last_event, "event ids go on from the forgotten one: {next_event} > {last_event}");
     assert!(store.verify().unwrap().is_clean());
 }
+
+#[test]
+fn the_ledger_records_deliveries_per_workspace_append_only_bounded_and_forgets_with_the_note() {
+    use mnemo_store::ledger::{Delivery, KEPT_PER_WORKSPACE, LedgerFilter, Shown};
+    let mut f = fixture();
+    let (a, b, theirs) = f
+        .store
+        .write(|w| {
+            let a = w.create("w", note(Kind::Gotcha, "a"), Actor::Agent, Timestamp(1))?;
+            let b = w.create("w", note(Kind::Finding, "b"), Actor::Agent, Timestamp(1))?;
+            let theirs = w.create("other", note(Kind::Finding, "theirs"), Actor::Agent, Timestamp(1))?;
+            Ok((a, b, theirs))
+        })
+        .unwrap();
+    let epoch = f.store.epoch().unwrap();
+    let delivery = |workspace: &str, session: &str, at, notes| Delivery {
+        workspace: workspace.into(),
+        session: session.into(),
+        moment: "session-start".into(),
+        at: Timestamp(at),
+        notes,
+        bytes: 100,
+    };
+    f.store
+        .write(|w| {
+            w.record_delivery(&delivery("w", "s1", 10, vec![(a, Shown::Full), (b, Shown::Listed)]))?;
+            w.record_delivery(&delivery("w", "s2", 20, vec![(a, Shown::Full)]))?;
+            w.record_delivery(&delivery("w", "s2", 30, vec![]))?;
+            w.record_delivery(&delivery("other", "s3", 30, vec![(theirs, Shown::Full)]))
+        })
+        .unwrap();
+    assert_eq!(f.store.epoch().unwrap(), epoch, "a delivery is not a note write: no epoch");
+    let all = f.store.ledger(&ws("w"), &LedgerFilter::default()).unwrap();
+    assert_eq!(
+        all.iter().map(|d| (d.session.as_str(), d.full.clone(), d.listed.clone())).collect::<Vec<_>>(),
+        [("s2", vec![a], vec![]), ("s1", vec![a], vec![b])]
+    );
+    let since = LedgerFilter { since: Some(Timestamp(15)), ..LedgerFilter::default() };
+    assert_eq!(f.store.ledger(&ws("w"), &since).unwrap().len(), 1);
+    let session = LedgerFilter { session: Some("s1".into()), ..LedgerFilter::default() };
+    assert_eq!(f.store.ledger(&ws("w"), &session).unwrap().len(), 1);
+    let (count, latest) = f.store.deliveries_of(&ws("w"), a).unwrap();
+    assert_eq!((count, latest.unwrap().session), (2, "s2".to_string()));
+
+    let conn = rusqlite::Connection::open(&f.path).unwrap();
+    let update = conn.execute("UPDATE deliveries SET session = 'x'", []);
+    assert!(update.unwrap_err().to_string().contains("append-only"));
+    drop(conn);
+
+    f.store.write(|w| w.forget(&ws("w"), b)).unwrap();
+    let first = f.store.ledger(&ws("w"), &session).unwrap();
+    assert_eq!(first[0].listed, Vec::<i64>::new(), "a forgotten note leaves the ledger with it");
+
+    // Bounded: past the cap, the oldest deliveries go.
+    f.store
+        .write(|w| {
+            for i in 0..KEPT_PER_WORKSPACE + 200 {
+                w.record_delivery(&delivery("w", "bulk", 100 + i, vec![(a, Shown::Listed)]))?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    let kept = f.store.ledger(&ws("w"), &LedgerFilter::default()).unwrap();
+    assert!(kept.len() as i64 <= KEPT_PER_WORKSPACE + 64, "{}", kept.len());
+    assert!(kept.iter().all(|d| d.session == "bulk"), "the oldest went first");
+    assert_eq!(f.store.ledger(&ws("other"), &LedgerFilter::default()).unwrap().len(), 1, "other workspaces untouched");
+}

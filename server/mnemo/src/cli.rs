@@ -53,6 +53,9 @@ pub enum Command {
     /// Reject a proposal: it is revoked with your reason (a person's act)
     #[command(after_help = "Example:\n  mnemo reject 45 --reason \"duplicates #12\"")]
     Reject(Reject),
+    /// What was delivered to agents: each delivery's session, moment, notes and bytes, newest first
+    #[command(after_help = "Examples:\n  mnemo ledger --since 2d\n  mnemo ledger --session 4f1c… --json")]
+    Ledger(Ledger),
     /// Revoke a note (it was wrong)
     #[command(after_help = "Example:\n  mnemo revoke 12 --reason \"the lock order changed in v2\"")]
     Revoke(WithReason),
@@ -190,6 +193,38 @@ pub struct WithReason {
     pub reason: String,
     #[command(flatten)]
     pub person: Person,
+}
+
+#[derive(Args)]
+pub struct Ledger {
+    /// Only this agent session (a harness's session id; `cli`; `mcp-PID`)
+    #[arg(long)]
+    pub session: Option<String>,
+    /// Only since then: a date (2026-08-01), a time (2026-08-01T12:00:00Z), or an age (90m, 12h, 7d)
+    #[arg(long, value_parser = parse_since)]
+    pub since: Option<Since>,
+    /// At most this many deliveries, newest first
+    #[arg(long, default_value = "50")]
+    pub limit: usize,
+}
+
+/// `--since`: a moment, or an age before now.
+#[derive(Debug, Clone, Copy)]
+pub enum Since {
+    At(mnemo_core::Timestamp),
+    Ago(i64),
+}
+
+fn parse_since(text: &str) -> Result<Since, String> {
+    if let Some(at) = mnemo_core::Timestamp::parse(text) {
+        return Ok(Since::At(at));
+    }
+    let unit = |suffix: char, seconds: i64| {
+        text.strip_suffix(suffix).and_then(|n| n.parse::<i64>().ok()).filter(|n| *n >= 0).map(|n| n * seconds)
+    };
+    unit('m', 60).or_else(|| unit('h', 3600)).or_else(|| unit('d', 86_400)).map(Since::Ago).ok_or_else(|| {
+        format!("'{text}' is not a date (2026-08-01), a time (2026-08-01T12:00:00Z) or an age (90m, 12h, 7d)")
+    })
 }
 
 #[derive(Args)]

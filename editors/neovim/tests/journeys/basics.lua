@@ -139,6 +139,6 @@ check(':Mnemo promote makes it human', json({ 'show', tostring(lock) }).provenan
 
 -- :Mnemo completion
 local completion = vim.fn.getcompletion('Mnemo re', 'cmdline')
-check(':Mnemo completes subcommands', vim.deep_equal(completion, { 'recall', 'reinstate', 'remember', 'revoke' }), completion)
+check(':Mnemo completes subcommands', vim.deep_equal(completion, { 'recall', 'reinstate', 'reject', 'remember', 'revoke' }), completion)
 
 H.finish()

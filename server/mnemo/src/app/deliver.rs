@@ -8,7 +8,7 @@ use mnemo_core::recall::RecallRequest;
 use mnemo_core::triggers::{Moment, TriggerBundles};
 
 use crate::app::recall::{relevant_enough, rerank_setting, run_recall};
-use crate::app::session;
+use crate::app::{ledger, session};
 use crate::context::Context;
 use crate::semantic::Semantic;
 
@@ -39,13 +39,14 @@ pub fn deliver(ctx: &Context, occasion: &Occasion, mut budget: Budget) -> anyhow
         }
     };
     let mut store = ctx.open()?;
+    if occasion.moment == Moment::PostCompaction {
+        session.told.forget_all();
+    }
+    let before = session.told.clone();
     let told = &mut session.told;
     let mut lines: Vec<String> = Vec::new();
     match occasion.moment {
         Moment::SessionStart | Moment::PostCompaction => {
-            if occasion.moment == Moment::PostCompaction {
-                told.forget_all();
-            }
             // Every note of the workspace: prompt recall, which runs before
             // every prompt, asks the index instead.
             let views = store.notes(&ctx.scope(false))?;
@@ -136,5 +137,8 @@ pub fn deliver(ctx: &Context, occasion: &Occasion, mut budget: Budget) -> anyhow
         }
     }
     session::save(&session_path, &session);
+    let bytes = lines.iter().map(|l| l.len() + 1).sum();
+    let told = ledger::told_since(&before, &session.told);
+    ledger::record(ctx, &mut store, occasion.session, occasion.moment.as_str(), told, bytes);
     Ok(lines)
 }

@@ -9,9 +9,11 @@
 //! - [`recall`]: recall, the session-start bundle, what is relevant enough to push;
 //! - [`recall_text`]: a recall answer's lines, one wording for the CLI and MCP;
 //! - [`deliver`]: what a hook moment delivers to an agent session;
-//! - [`session`]: what each agent session was told and its user's last message.
+//! - [`session`]: what each agent session was told and its user's last message;
+//! - [`ledger`]: recording each delivery to an agent in the store's ledger.
 
 pub(crate) mod deliver;
+pub(crate) mod ledger;
 pub(crate) mod lifecycle;
 pub(crate) mod recall;
 pub(crate) mod recall_text;

@@ -8,6 +8,7 @@ mod eval;
 mod export;
 mod hook;
 mod import;
+mod ledger;
 mod lifecycle;
 mod lsp;
 mod mcp;
@@ -30,6 +31,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::History(args) => read::history(&ctx, args),
         Command::List(args) => read::list(&ctx, args),
         Command::Review => review::list(&ctx),
+        Command::Ledger(args) => ledger::run(&ctx, args),
         Command::Accept(args) => review::accept(&ctx, args),
         Command::Reject(args) => review::reject(&ctx, args),
         Command::Revoke(args) => lifecycle::revoke(&ctx, args),

@@ -31,6 +31,17 @@ pub fn history(ctx: &Context, args: NoteRef) -> anyhow::Result<ExitCode> {
         for event in &events {
             println!("{}", event_text(event));
         }
+        let (count, latest) = store.deliveries_of(&ctx.scope(args.all_workspaces), args.id)?;
+        match latest {
+            Some(d) => println!(
+                "delivered to agents {count} time{}, last {} ({}, session {}); `mnemo ledger` lists them",
+                if count == 1 { "" } else { "s" },
+                d.at.rfc3339(),
+                d.moment,
+                d.session
+            ),
+            None => println!("never delivered to an agent"),
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

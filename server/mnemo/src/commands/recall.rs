@@ -4,6 +4,8 @@
 
 use std::process::ExitCode;
 
+use mnemo_store::ledger::Shown;
+
 use mnemo_core::index_line::index_line;
 use mnemo_core::recall::{RecallRequest, trust_frame};
 use mnemo_core::{Kind, NoteView, Status};
@@ -139,6 +141,12 @@ pub fn context(ctx: &Context, args: ContextArgs) -> anyhow::Result<ExitCode> {
     let text = mnemo_core::model::neutralize_controls(&args.query.join(" "));
     let mut semantic = Semantic::load(ctx);
     let (directives, relevant) = session_context(ctx, &mut store, &mut semantic, &text, args.limit, args.budget)?;
+    // What an agent that runs `mnemo context` is told, in the ledger.
+    let mut told: Vec<(i64, Shown)> = directives.iter().map(|v| (v.note.id, Shown::Full)).collect();
+    told.extend(relevant.views.iter().map(|v| (v.note.id, Shown::Listed)));
+    let bytes = directives.iter().map(|v| v.note.content.title.len() + v.note.content.body.len()).sum::<usize>()
+        + relevant.views.iter().map(|v| index_line(&v.note, &v.state, ctx.now).len()).sum::<usize>();
+    crate::app::ledger::record(ctx, &mut store, "cli", "context", told, bytes);
     if ctx.json {
         print_json(&context_json(ctx, &directives, &relevant));
         return Ok(ExitCode::SUCCESS);

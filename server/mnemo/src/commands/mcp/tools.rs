@@ -78,9 +78,38 @@ impl MemoryServer {
             // Unclipped: the bodies share the whole answer's budget in render::context.
             let (directives, relevant) =
                 session_context(&s.ctx, &mut store, &mut s.semantic, &args.query, limit, usize::MAX)?;
-            Ok(render::context(&directives, &relevant, &args.query, budget, s.ctx.now))
+            let rendered = render::context(&directives, &relevant, &args.query, budget, s.ctx.now);
+            let structured = serde_json::to_value(&rendered.structured)?;
+            record_delivery(s, &mut store, "mcp context", &structured, rendered.text.len());
+            Ok(rendered)
         })
     }
+}
+
+/// The bytes of an answer's text, as the agent receives it.
+fn text_bytes(result: &CallToolResult) -> usize {
+    result.content.iter().filter_map(|c| c.as_text()).map(|t| t.text.len()).sum()
+}
+
+/// Record in the ledger what an answer delivered, read from its structured
+/// content: `directives` in full, `results` (also under `notes`) listed.
+/// One MCP server serves one agent session: the session is the process.
+fn record_delivery(
+    s: &mut super::State,
+    store: &mut mnemo_store::Store,
+    moment: &str,
+    structured: &serde_json::Value,
+    bytes: usize,
+) {
+    use mnemo_store::ledger::Shown;
+    let ids =
+        |v: &serde_json::Value| v.as_array().into_iter().flatten().filter_map(|e| e["id"].as_i64()).collect::<Vec<_>>();
+    let mut notes: Vec<(NoteId, Shown)> =
+        ids(&structured["directives"]).into_iter().map(|id| (id, Shown::Full)).collect();
+    let listed = ids(&structured["results"]).into_iter().chain(ids(&structured["notes"]["results"]));
+    notes.extend(listed.map(|id| (id, Shown::Listed)));
+    let session = format!("mcp-{}", std::process::id());
+    crate::app::ledger::record(&s.ctx, store, &session, moment, notes, bytes);
 }
 
 #[tool_router(vis = "pub(super)")]
@@ -146,7 +175,10 @@ impl MemoryServer {
             request.abstain = !args.all;
             let rerank = rerank_setting(&s.ctx);
             let answer = run_recall(&s.ctx, &mut store, &mut s.semantic, &args.query, request, rerank)?;
-            Ok(render::recall(&answer, budget, s.ctx.now))
+            let result = render::recall(&answer, budget, s.ctx.now);
+            let structured = result.structured_content.clone().unwrap_or_default();
+            record_delivery(s, &mut store, "mcp recall", &structured, text_bytes(&result));
+            Ok(result)
         })
     }
 
@@ -160,10 +192,13 @@ impl MemoryServer {
         }
         let budget = budget_bytes(args.max_tokens, EXPAND_TOKENS)?;
         self.with(|s| {
-            let store = s.ctx.open()?;
+            let mut store = s.ctx.open()?;
             let scope = s.ctx.scope(false);
             let views = args.ids.iter().map(|id| store.note(&scope, *id)).collect::<Result<Vec<_>, _>>()?;
-            Ok(render::expand(&views, budget))
+            let result = render::expand(&views, budget);
+            let expanded = serde_json::json!({ "directives": views.iter().map(|v| serde_json::json!({ "id": v.note.id })).collect::<Vec<_>>() });
+            record_delivery(s, &mut store, "mcp expand", &expanded, text_bytes(&result));
+            Ok(result)
         })
     }
 
