@@ -120,6 +120,7 @@ fn history_lists_every_event_with_actor_time_and_reason() {
         2026-08-04T12:00:00Z  reinstated (by human)
         2026-08-04T12:00:00Z  promoted to human (by human)
         2026-08-04T12:00:00Z  superseded by #2 (by agent) — rerun
+        never delivered to an agent
     "#]]
     .assert_eq(&env.ok(&["history", &id]));
     let events = env.json(&["history", &id]);

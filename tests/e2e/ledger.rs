@@ -91,3 +91,103 @@ fn every_delivery_to_an_agent_is_in_the_ledger_and_history_and_hover_say_it() {
         "{after}"
     );
 }
+
+#[test]
+fn a_hook_that_delivers_nothing_says_why_when_asked() {
+    let env = Env::new();
+    let first = parse_id(&env.ok(&[
+        "remember",
+        "--kind",
+        "gotcha",
+        "--title",
+        "Release the lock first",
+        "--anchor",
+        "src/lock.rs:2-3",
+    ]));
+    let second = parse_id(&env.ok(&[
+        "remember",
+        "--kind",
+        "gotcha",
+        "--title",
+        "Restart waits for the lock",
+        "--anchor",
+        "src/lock.rs:4-5",
+    ]));
+    let explain = |payload: &str| {
+        let mut child = env
+            .command(&["hook", "pre-edit", "--explain"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(payload.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success());
+        (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+    };
+    // Plain text, no session id: the default session, as a person trying it by hand.
+    let edit = json!({ "tool_name": "Edit", "tool_input": { "file_path": env.root.join("src/lock.rs").display().to_string() } }).to_string();
+    let (delivered, said) = explain(&edit);
+    assert!(delivered.contains("Release the lock first") && delivered.contains("Restart waits"), "{delivered}");
+    assert!(said.contains("delivered"), "{said}");
+    let (nothing, said) = explain(&edit);
+    assert_eq!(nothing, "");
+    assert!(
+        said.contains("pre-edit delivers nothing")
+            && said.contains(&format!("#{first}, #{second} already delivered in full in session default")),
+        "{said}"
+    );
+    let other = json!({ "tool_name": "Edit", "tool_input": { "file_path": env.root.join("src/other.rs").display().to_string() } }).to_string();
+    let (_, said) = explain(&other);
+    assert!(said.contains("no active note is anchored to or names src/other.rs"), "{said}");
+    let (_, said) = explain("{}");
+    assert!(said.contains("names no file"), "{said}");
+}
+
+#[test]
+fn the_lens_on_anchored_lines_says_when_agents_were_told_before_the_code_changed() {
+    let env = Env::new();
+    let id = parse_id(&env.ok(&[
+        "remember",
+        "--kind",
+        "gotcha",
+        "--title",
+        "Release the lock first",
+        "--anchor",
+        "src/lock.rs:2-3",
+    ]));
+    let source = env.root.join("src/lock.rs");
+    let touch = |date: &str| {
+        let status = std::process::Command::new("touch").args(["-d", date]).arg(&source).status().unwrap();
+        assert!(status.success());
+    };
+    // The file is older than the delivery (the tests' clock says 2026-08-04).
+    touch("2026-01-01T00:00:00Z");
+    let edit =
+        json!({ "session_id": "s", "tool_name": "Edit", "tool_input": { "file_path": source.display().to_string() } });
+    hook(&env, "pre-edit", &edit.to_string());
+    let mut client = Client::initialized(&env);
+    let text = std::fs::read_to_string(&source).unwrap();
+    client.notify(
+        "textDocument/didOpen",
+        json!({ "textDocument": { "uri": crate::lsp::uri(&source), "languageId": "rust", "version": 1, "text": text } }),
+    );
+    let lens_title = |client: &mut Client| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let lenses =
+                client.request("textDocument/codeLens", json!({ "textDocument": { "uri": crate::lsp::uri(&source) } }));
+            if let Some(title) = lenses["result"][0]["command"]["title"].as_str() {
+                return title.to_string();
+            }
+            assert!(std::time::Instant::now() < deadline, "no lens: {lenses}");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    };
+    assert_eq!(lens_title(&mut client), format!("1 note: #{id}"), "told, but the code has not changed since");
+    touch("2026-09-01T00:00:00Z");
+    assert_eq!(lens_title(&mut client), format!("1 note: #{id} · told to agents once; code changed since"));
+    client.finish();
+}

@@ -1,6 +1,7 @@
 //! End-to-end tests: the real `mnemo` binary driven over its command line the
 //! way an agent or a person drives it, against a real store file in a temp dir.
 
+mod budgets;
 mod checkin;
 mod cli_errors;
 mod cli_lifecycle;

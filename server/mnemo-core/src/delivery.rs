@@ -67,6 +67,21 @@ fn version(view: &NoteView) -> String {
     view.state.status.name().to_string()
 }
 
+/// The hooks' budget when none is given (`--budget`), in tokens.
+pub const DEFAULT_HOOK_TOKENS: usize = 1500;
+
+/// What the session-start hook prints for `directives` delivered whole, in
+/// characters: each title line and its indented body.
+pub fn directives_size(directives: &[NoteView]) -> usize {
+    directives
+        .iter()
+        .map(|v| {
+            let title = format!("- [#{}] {} {}", v.note.id, v.note.content.title, framed(v)).len() + 1;
+            title + v.note.content.body.lines().map(|l| l.len() + 3).sum::<usize>()
+        })
+        .sum()
+}
+
 /// A budget in characters (about four per token).
 pub struct Budget(pub usize);
 

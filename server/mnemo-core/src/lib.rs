@@ -13,6 +13,7 @@ pub mod expiry;
 pub mod index_line;
 pub mod instructions;
 pub mod lifecycle;
+pub mod load_budget;
 pub mod memory_md;
 pub mod model;
 pub mod quote;

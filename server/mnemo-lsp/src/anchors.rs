@@ -222,10 +222,16 @@ pub fn code_lenses(relative: &str, state: &DriftState) -> Vec<CodeLens> {
                     command: "mnemo.openNote".into(),
                     arguments: Some(vec![Value::from(ids[0])]),
                 }),
-                data: Some(serde_json::json!({ "end": end })),
+                data: Some(serde_json::json!({ "end": end, "notes": ids })),
             }
         })
         .collect()
+}
+
+/// The notes a lens of [`code_lenses`] stands for (its `data.notes`).
+pub fn lens_notes(lens: &CodeLens) -> Vec<NoteId> {
+    let notes = lens.data.as_ref().and_then(|d| d.get("notes")).and_then(Value::as_array);
+    notes.into_iter().flatten().filter_map(Value::as_i64).collect()
 }
 
 /// Whether an anchor is shown on its source lines (lens, hover, actions):

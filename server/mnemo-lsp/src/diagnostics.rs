@@ -1,14 +1,18 @@
 //! Diagnostics on memory documents: stale notes (warning), revoked and
 //! superseded notes (hint, tagged deprecated so editors grey them out),
 //! expired notes (information), proposals awaiting review (information,
-//! and one on the first line counting them, code `proposals`), and a
+//! and one on the first line counting them, code `proposals`), the entries
+//! past what the agent's harness loads (warning on the first, code
+//! `load-budget`; `core::load_budget`), and a
 //! checkout's problems: parse errors
 //! and, when a check-in preview is at hand, what a save would refuse and
 //! the conflicts (error, code `conflict`, data `{"conflict": id}`, which the
 //! "keep mine" / "take theirs" code actions answer).
 
 use mnemo_core::checkin::CheckinPlan;
+use mnemo_core::load_budget::{describe, entries_past};
 use mnemo_core::memory_md::{Severity, StateMarker};
+use mnemo_store::config::WorkspaceConfig;
 use tower_lsp_server::ls_types::{Diagnostic, DiagnosticSeverity, DiagnosticTag, NumberOrString, Uri};
 
 use crate::anchors::{DriftState, memory_diagnostics, relative_path, source_diagnostics};
@@ -73,6 +77,18 @@ pub fn diagnostics(uri: &Uri, doc: &Document, preview: Option<&CheckinPlan>, dri
         .filter(|e| matches!(e.entry.marker, Some(StateMarker::Proposed { .. })))
         .filter_map(|e| Some(format!("#{}", e.entry.id?)))
         .collect();
+    let limit = WorkspaceConfig::load(drift.root.as_deref()).map(|c| c.load_limit).unwrap_or_default();
+    let past = entries_past(&text, &parsed.entries, &limit);
+    if let (Some(message), Some((_, first_line))) = (describe(&past, &limit), past.first()) {
+        out.push(Diagnostic {
+            range: lines.range(*first_line, 0, 0),
+            severity: Some(DiagnosticSeverity::WARNING),
+            source: Some(SOURCE.into()),
+            code: Some(NumberOrString::String("load-budget".into())),
+            message,
+            ..Diagnostic::default()
+        });
+    }
     if !proposals.is_empty() {
         let listed =
             if proposals.len() > 10 { format!("{}, …", proposals[..10].join(", ")) } else { proposals.join(", ") };

@@ -542,9 +542,45 @@ impl LanguageServer for Backend {
             let Some((_, parsed)) = parse_document(&doc) else { return Ok(None) };
             return Ok(Some(proposal_lenses(&parsed)).filter(|l| !l.is_empty()));
         }
-        let drift = self.drift.lock().unwrap_or_else(|e| e.into_inner());
-        let relative = relative_path(&params.text_document.uri, drift.root.as_deref());
-        Ok(relative.map(|path| code_lenses(&path, &drift)).filter(|l| !l.is_empty()))
+        let mut lenses = {
+            let drift = self.drift.lock().unwrap_or_else(|e| e.into_inner());
+            let relative = relative_path(&params.text_document.uri, drift.root.as_deref());
+            relative.map(|path| code_lenses(&path, &drift)).unwrap_or_default()
+        };
+        if lenses.is_empty() {
+            return Ok(None);
+        }
+        // Notes told to agents before the file last changed: worth re-checking.
+        let changed = crate::uris::file_path(&params.text_document.uri)
+            .and_then(|p| std::fs::metadata(p).ok()?.modified().ok())
+            .and_then(|m| m.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| mnemo_core::Timestamp(d.as_secs() as i64));
+        if let Some(changed) = changed {
+            let scope = Scope::Workspace(self.workspace().id);
+            let ids: Vec<Vec<NoteId>> = lenses.iter().map(crate::anchors::lens_notes).collect();
+            let told = self
+                .with_store(move |store| {
+                    ids.iter()
+                        .map(|ids| {
+                            let mut before = 0;
+                            for id in ids {
+                                let filter =
+                                    mnemo_store::ledger::LedgerFilter { note: Some(*id), ..Default::default() };
+                                before += store.ledger(&scope, &filter)?.iter().filter(|d| d.at < changed).count();
+                            }
+                            Ok(before)
+                        })
+                        .collect::<std::result::Result<Vec<usize>, mnemo_store::StoreError>>()
+                })
+                .await?;
+            for (lens, told) in lenses.iter_mut().zip(told) {
+                if let (Some(command), true) = (lens.command.as_mut(), told > 0) {
+                    let times = if told == 1 { "once".to_string() } else { format!("{told} times") };
+                    command.title.push_str(&format!(" · told to agents {times}; code changed since"));
+                }
+            }
+        }
+        Ok(Some(lenses))
     }
 
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
@@ -587,6 +623,7 @@ impl LanguageServer for Backend {
                         Ok(view) => {
                             let (count, latest) = store.deliveries_of(&scope, id)?;
                             let mut text = markdown(&view, &store.history(&scope, id)?, now, &drift);
+                            text.push('\n');
                             text.push_str(&crate::hover::delivered(count, latest.as_ref(), now));
                             shown.push(text);
                         }

@@ -229,7 +229,7 @@ fn hover_shows_the_whole_note_in_the_mirror_and_in_source() {
     );
     let line = h.mirror_line(1);
     let hover = h.request("textDocument/hover", h.position("MEMORY.md", line, 4));
-    h.check(&hover["contents"]["value"], expect![[r#""**#1 Release the lock before restarting**\n\ngotcha · high · active · created 2026-08-01 (3d)\n\n*agent* — recorded by an agent session; verify before relying on it\n\nRestarting with the lock held deadlocks the new daemon.\n\nAnchors:\n- `src/lock.rs:2-3` — fresh\n\nHistory:\n- 2026-08-01 created (agent) by agent\n""#]]);
+    h.check(&hover["contents"]["value"], expect![[r#""**#1 Release the lock before restarting**\n\ngotcha · high · active · created 2026-08-01 (3d)\n\n*agent* — recorded by an agent session; verify before relying on it\n\nRestarting with the lock held deadlocks the new daemon.\n\nAnchors:\n- `src/lock.rs:2-3` — fresh\n\nHistory:\n- 2026-08-01 created (agent) by agent\n\nNever delivered to an agent\n""#]]);
     h.open("src/lock.rs");
     let in_source = h.request("textDocument/hover", h.position("src/lock.rs", 2, 24));
     assert_eq!(in_source["contents"]["value"], hover["contents"]["value"]);

@@ -13,6 +13,11 @@
 //! agent = "propose"
 //! kinds = ["directive", "decision"]   # only these kinds (default: every kind)
 //!
+//! [load_budget]       # how much of MEMORY.md the agent's harness loads
+//! harness = "Claude Code"             # (the default: 200 lines or 25000 bytes)
+//! lines = 200
+//! bytes = 25000
+//!
 //! [memory_export]     # keep a MEMORY.md mirror current after every write
 //! enabled = true
 //! path = "MEMORY.md"  # inside the workspace
@@ -25,6 +30,7 @@ use std::time::Duration;
 
 use mnemo_core::Kind;
 use mnemo_core::expiry::ExpiryPolicy;
+use mnemo_core::load_budget::LoadLimit;
 use mnemo_core::review::ReviewPolicy;
 use mnemo_core::triggers::TriggerBundles;
 
@@ -48,6 +54,7 @@ pub struct WorkspaceConfig {
     pub recall: RecallConfig,
     pub triggers: TriggerBundles,
     pub review: ReviewPolicy,
+    pub load_limit: LoadLimit,
 }
 
 /// `[recall]`: where the embedding model and ONNX Runtime are (absolute, or
@@ -91,6 +98,15 @@ struct RawConfig {
     recall: Option<RawRecall>,
     hooks: Option<RawHooks>,
     review: Option<RawReview>,
+    load_budget: Option<RawLoadBudget>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLoadBudget {
+    harness: Option<String>,
+    lines: Option<usize>,
+    bytes: Option<usize>,
 }
 
 #[derive(serde::Deserialize)]
@@ -219,7 +235,18 @@ impl WorkspaceConfig {
                 review.kinds.push(kind);
             }
         }
-        Ok(WorkspaceConfig { expiry, memory_export, recall, triggers, review })
+        let mut load_limit = LoadLimit::default();
+        if let Some(raw) = raw.load_budget {
+            if raw.lines == Some(0) || raw.bytes == Some(0) {
+                return Err("[load_budget] lines and bytes must be at least 1".into());
+            }
+            load_limit = LoadLimit {
+                harness: raw.harness.filter(|h| !h.trim().is_empty()).unwrap_or_else(|| "the agent's harness".into()),
+                lines: raw.lines.unwrap_or(usize::MAX),
+                bytes: raw.bytes.unwrap_or(usize::MAX),
+            };
+        }
+        Ok(WorkspaceConfig { expiry, memory_export, recall, triggers, review, load_limit })
     }
 
     /// Turn the mirror on or off in `root`'s config file, keeping every other
@@ -278,6 +305,9 @@ mod tests {
         let review = WorkspaceConfig::parse("[review]\nagent = 'propose'\nkinds = ['directive']").unwrap().review;
         assert_eq!(review, ReviewPolicy { agent_proposes: true, kinds: vec![Kind::Directive] });
         assert!(WorkspaceConfig::parse("[review]\nagent = 'yes'").unwrap_err().contains("\"propose\""));
+        let limit = WorkspaceConfig::parse("[load_budget]\nharness = 'Codex'\nbytes = 32768").unwrap().load_limit;
+        assert_eq!((limit.harness.as_str(), limit.lines, limit.bytes), ("Codex", usize::MAX, 32768));
+        assert!(WorkspaceConfig::parse("[load_budget]\nlines = 0").is_err());
         assert!(WorkspaceConfig::parse("[review]\nkinds = ['gotchas']").unwrap_err().contains("[review] kinds"));
         assert!(WorkspaceConfig::parse("[review]\nagents = 'propose'").unwrap_err().contains("unknown field `agents`"));
         assert!(WorkspaceConfig::parse("[recall]\nrerank = 500").unwrap_err().contains("between 0 (off) and 200"));

@@ -351,8 +351,11 @@ pub enum HookCommand {
 #[derive(Args)]
 pub struct Delivery {
     /// The most context to print, in tokens (about 4 characters each); directives are never cut
-    #[arg(long, default_value_t = 1500)]
+    #[arg(long, default_value_t = mnemo_core::delivery::DEFAULT_HOOK_TOKENS)]
     pub budget: usize,
+    /// Say on stderr why nothing (or what) was delivered
+    #[arg(long)]
+    pub explain: bool,
 }
 
 #[derive(Args)]

@@ -12,6 +12,14 @@ use crate::app::{ledger, session};
 use crate::context::Context;
 use crate::semantic::Semantic;
 
+/// Why notes were not delivered again: this session has them.
+fn already(ids: &[String], session: &str) -> String {
+    format!(
+        "{} already delivered in full in session {session} (they come again after a compaction, or when they change)",
+        ids.join(", ")
+    )
+}
+
 /// What the harness asked about.
 pub struct Occasion<'a> {
     pub moment: Moment,
@@ -25,8 +33,15 @@ pub struct Occasion<'a> {
     pub files: Vec<String>,
 }
 
-/// The lines to put into the agent's context (empty: nothing applies), recorded in its session.
-pub fn deliver(ctx: &Context, occasion: &Occasion, mut budget: Budget) -> anyhow::Result<Vec<String>> {
+/// The lines to put into the agent's context (empty: nothing applies),
+/// recorded in its session and the ledger; `why` gets what was delivered
+/// and, for what was not, the reason (`mnemo hook … --explain`).
+pub fn deliver(
+    ctx: &Context,
+    occasion: &Occasion,
+    mut budget: Budget,
+    why: &mut Vec<String>,
+) -> anyhow::Result<Vec<String>> {
     let session_path = session::session_file(ctx, occasion.session);
     let mut session = session::load(&session_path);
     session.workspace = Some(ctx.workspace.id.clone());
@@ -70,6 +85,12 @@ pub fn deliver(ctx: &Context, occasion: &Occasion, mut budget: Budget) -> anyhow
                 lines.extend(configured);
             }
             let index = delivery::listed(&selection.recent, ctx.now, told, &mut budget);
+            if lines.is_empty() && index.is_empty() {
+                why.push(match resumed {
+                    true => "a resumed session holds every directive and recent note already".into(),
+                    false => "the workspace has no active directive and no recent note".into(),
+                });
+            }
             if !index.is_empty() {
                 lines.push("Recent notes (`mnemo expand ID` or the expand tool shows one in full):".into());
                 lines.extend(index);
@@ -84,10 +105,12 @@ pub fn deliver(ctx: &Context, occasion: &Occasion, mut budget: Budget) -> anyhow
             // A hook that delivers nothing says why, to whoever reads the log.
             if prompt.is_empty() {
                 tracing::info!("prompt recall delivers nothing: the prompt is empty");
+                why.push("the prompt is empty".into());
             } else if kinds.is_empty() {
                 tracing::info!(
                     "prompt recall delivers nothing: .mnemo/config.toml [hooks.triggers] names no kind for it"
                 );
+                why.push(".mnemo/config.toml [hooks.triggers] names no kind for the user-prompt moment".into());
             }
             if !prompt.is_empty() && !kinds.is_empty() {
                 let mut request = RecallRequest::new(ctx.workspace.id.clone(), 8);
@@ -103,6 +126,7 @@ pub fn deliver(ctx: &Context, occasion: &Occasion, mut budget: Budget) -> anyhow
                         "prompt recall delivers nothing: {}",
                         abstention.describe()
                     );
+                    why.push(abstention.describe());
                 }
                 let told = &mut session.told;
                 let wanted = relevant_enough(answer);
@@ -113,8 +137,10 @@ pub fn deliver(ctx: &Context, occasion: &Occasion, mut budget: Budget) -> anyhow
                         "prompt recall delivers nothing new: {} already delivered in this session",
                         ids.join(", ")
                     );
+                    why.push(already(&ids, occasion.session));
                 } else if wanted.is_empty() && answer_was_confident {
                     tracing::info!("prompt recall delivers nothing: no note is similar enough to push unasked");
+                    why.push("no note is similar enough to the prompt to push unasked".into());
                 }
                 let relevant = delivery::in_full(&fresh, TitleLine::Index, ctx.now, told, &mut budget);
                 if !relevant.is_empty() {
@@ -124,12 +150,22 @@ pub fn deliver(ctx: &Context, occasion: &Occasion, mut budget: Budget) -> anyhow
             }
         }
         Moment::PreEdit => {
-            if !occasion.files.is_empty() {
+            if occasion.files.is_empty() {
+                why.push("the tool call names no file being edited".into());
+            } else {
                 let about = delivery::before_edit(store.notes(&ctx.scope(false))?, &occasion.files, &triggers);
+                let files = occasion.files.join(", ");
+                if about.is_empty() {
+                    why.push(format!("no active note is anchored to or names {files}"));
+                }
+                let ids: Vec<String> =
+                    about.iter().filter(|v| told.holds(v)).map(|v| format!("#{}", v.note.id)).collect();
+                if !ids.is_empty() {
+                    why.push(already(&ids, occasion.session));
+                }
                 let fresh = told.not_yet_delivered(about);
                 let notes = delivery::in_full(&fresh, TitleLine::Index, ctx.now, told, &mut budget);
                 if !notes.is_empty() {
-                    let files = occasion.files.join(", ");
                     lines.push(format!("Before editing {files}, the project memory says (mnemo):"));
                     lines.extend(notes);
                 }
@@ -137,6 +173,9 @@ pub fn deliver(ctx: &Context, occasion: &Occasion, mut budget: Budget) -> anyhow
         }
     }
     session::save(&session_path, &session);
+    if !lines.is_empty() {
+        why.insert(0, format!("delivered {} lines to session {}", lines.len(), occasion.session));
+    }
     let bytes = lines.iter().map(|l| l.len() + 1).sum();
     let told = ledger::told_since(&before, &session.told);
     ledger::record(ctx, &mut store, occasion.session, occasion.moment.as_str(), told, bytes);

@@ -81,6 +81,26 @@ pub fn create_linked_note(
     })
 }
 
+/// Said when a write leaves the standing directives larger than what the
+/// session-start hook delivers whole at its default budget: their bodies
+/// will be cut there (each cut says so), so the person should know now.
+pub fn directives_over_budget(ctx: &Context, store: &mnemo_store::Store) -> anyhow::Result<Option<String>> {
+    use mnemo_core::delivery::{Budget, DEFAULT_HOOK_TOKENS, directives_size};
+    let directives: Vec<_> = store
+        .notes(&ctx.scope(false))?
+        .into_iter()
+        .filter(|v| v.note.content.kind == mnemo_core::Kind::Directive && v.state.status == mnemo_core::Status::Active)
+        .collect();
+    let size = directives_size(&directives);
+    let budget = Budget::from_tokens(DEFAULT_HOOK_TOKENS).0;
+    Ok((size > budget).then(|| {
+        format!(
+            "the {} standing directives now take {size} characters, more than the session-start hook delivers whole ({budget} at its default --budget {DEFAULT_HOOK_TOKENS}): their bodies will be cut there, each saying so; shorten, merge or revoke some, or raise the hook's --budget",
+            directives.len()
+        )
+    }))
+}
+
 /// `user-stated` with the bound quote when the user's message states the note;
 /// otherwise the requested class.
 pub fn bind_provenance(

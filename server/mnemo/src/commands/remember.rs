@@ -45,6 +45,11 @@ pub fn run(ctx: &Context, args: Remember) -> anyhow::Result<ExitCode> {
     } else {
         println!("#{id}");
     }
+    if args.kind == mnemo_core::Kind::Directive
+        && let Some(warning) = crate::app::remember::directives_over_budget(ctx, &store)?
+    {
+        eprintln!("warning: {warning}");
+    }
     if state == mnemo_core::Status::Proposed {
         eprintln!(
             "#{id} is proposed: this workspace reviews what agents write ([review] in .mnemo/config.toml); agents are not told it until a person accepts it (`mnemo review`)"

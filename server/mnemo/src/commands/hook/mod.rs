@@ -40,7 +40,7 @@ use crate::context::Context;
 use payload::Payload;
 
 pub fn run(ctx: &Context, command: HookCommand) -> anyhow::Result<ExitCode> {
-    let (moment, Delivery { budget }) = match command {
+    let (moment, Delivery { budget, explain }) = match command {
         HookCommand::Install(args) => return install::run(ctx, &args),
         HookCommand::SessionStart(d) => (Moment::SessionStart, d),
         HookCommand::UserPrompt(d) => (Moment::UserPrompt, d),
@@ -59,7 +59,16 @@ pub fn run(ctx: &Context, command: HookCommand) -> anyhow::Result<ExitCode> {
         prompt: payload.prompt(),
         files: payload.edited_paths().iter().map(|p| payload::workspace_relative(p, &cwd, root)).collect(),
     };
-    let text = deliver(ctx, &occasion, Budget::from_tokens(budget))?.join("\n");
+    let mut why = Vec::new();
+    let text = deliver(ctx, &occasion, Budget::from_tokens(budget), &mut why)?.join("\n");
+    if explain {
+        if text.is_empty() {
+            eprintln!("mnemo: {moment} delivers nothing:");
+        }
+        for reason in &why {
+            eprintln!("- {reason}");
+        }
+    }
     if text.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }

@@ -200,6 +200,9 @@ pub struct Remembered {
     /// `active`, or `proposed`: this workspace reviews what agents write, so
     /// the note (and what it supersedes or contradicts) waits for a person
     pub state: String,
+    /// Said when the standing directives no longer fit what the session-start hook delivers whole
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
 }
 
 /// A note's state after a lifecycle event.

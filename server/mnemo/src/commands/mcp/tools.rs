@@ -141,12 +141,17 @@ impl MemoryServer {
             let links = Links { supersedes: args.supersedes, contradicts: args.contradicts, allow_secrets: false };
             let id = create_linked_note(&s.ctx, &mut store, &mut s.semantic, note, Actor::Agent, links)?;
             let state = store.note(&s.ctx.scope(false), id)?.state.status.name().to_string();
+            let warning = match kind {
+                Kind::Directive => crate::app::remember::directives_over_budget(&s.ctx, &store)?,
+                _ => None,
+            };
             Ok(render::written(&Remembered {
                 id,
                 provenance: provenance.as_str().into(),
                 supersedes: args.supersedes,
                 contradicts: args.contradicts,
                 state,
+                warning,
             }))
         })
     }
