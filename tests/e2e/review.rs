@@ -186,3 +186,18 @@ fn the_memory_document_counts_proposals_and_offers_accept_and_reject_as_lenses_a
     let shown = env.json(&["show", &id.to_string()]);
     assert_eq!((shown["state"].as_str(), shown["provenance"].as_str()), (Some("active"), Some("human")), "{shown}");
 }
+
+#[test]
+fn an_agents_supersede_under_review_is_a_proposal_and_the_old_note_stands_until_accepted() {
+    let env = review_env();
+    let old = parse_id(&env.ok(&["remember", "--kind", "finding", "--title", "Retries stop at 5", "--as-human"]));
+    let out = env.command(&["supersede", &old.to_string(), "--title", "Retries stop at 3"]).output().unwrap();
+    let new = parse_id(&String::from_utf8_lossy(&out.stdout));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("#{new} is proposed")));
+    assert_eq!(env.json(&["show", &new.to_string()])["state"], "proposed");
+    assert_eq!(env.json(&["show", &old.to_string()])["state"], "active", "the old note stands");
+    env.ok(&["accept", &new.to_string()]);
+    assert_eq!(env.json(&["show", &old.to_string()])["state"], "superseded");
+    let person = parse_id(&env.ok(&["supersede", &new.to_string(), "--title", "Retries stop at 4", "--as-human"]));
+    assert_eq!(env.json(&["show", &person.to_string()])["state"], "active", "a person's supersede is live");
+}

@@ -81,6 +81,13 @@ pub fn create_linked_note(
     })
 }
 
+/// What a person or agent at the terminal is told when their note became a proposal.
+pub fn say_proposed(id: NoteId) {
+    eprintln!(
+        "#{id} is proposed: this workspace reviews what agents write ([review] in .mnemo/config.toml); agents are not told it until a person accepts it (`mnemo review`)"
+    );
+}
+
 /// Said when a write leaves the standing directives larger than what the
 /// session-start hook delivers whole at its default budget: their bodies
 /// will be cut there (each cut says so), so the person should know now.

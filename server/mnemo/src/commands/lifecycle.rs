@@ -6,11 +6,12 @@
 use std::process::ExitCode;
 
 use anyhow::bail;
+use mnemo_core::review::ProposedLink;
 use mnemo_core::{EventKind, NewNote, NoteState, Provenance};
 use serde_json::json;
 
 use crate::app::lifecycle::append;
-use crate::app::remember::{bind_provenance, capture_anchors};
+use crate::app::remember::{bind_provenance, capture_anchors, say_proposed};
 use crate::cli::{Action, Forget, Supersede, WithReason};
 use crate::context::Context;
 use crate::output::print_json;
@@ -79,17 +80,29 @@ pub fn supersede(ctx: &Context, args: Supersede) -> anyhow::Result<ExitCode> {
     };
     let actor = Context::actor(args.person.as_human);
     let vectors = Semantic::load(ctx).vectors_for_new_note(&store, &replacement.title, &replacement.body);
+    // Under review an agent's replacement is a proposal: the old note stands until it is accepted.
+    let proposes = ctx.review().proposes(actor, replacement.kind);
     let new_id = ctx.write(&mut store, |w| {
-        let new_id = w.supersede(&scope, args.id, replacement, actor, ctx.now, args.reason)?;
+        let new_id = match proposes {
+            true => {
+                let link = Some(ProposedLink::Supersedes(args.id));
+                w.propose(&scope, &ctx.workspace.id, replacement, actor, ctx.now, link)?
+            }
+            false => w.supersede(&scope, args.id, replacement, actor, ctx.now, args.reason)?,
+        };
         if let Some((vectors, model)) = &vectors {
             w.put_vectors(new_id, &ctx.workspace.id, vectors, model)?;
         }
         Ok(new_id)
     })?;
+    let state = if proposes { "proposed" } else { "active" };
     if ctx.json {
-        print_json(&json!({ "id": new_id, "supersedes": args.id }));
+        print_json(&json!({ "id": new_id, "supersedes": args.id, "state": state }));
     } else {
         println!("#{new_id}");
+    }
+    if proposes {
+        say_proposed(new_id);
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -51,9 +51,7 @@ pub fn run(ctx: &Context, args: Remember) -> anyhow::Result<ExitCode> {
         eprintln!("warning: {warning}");
     }
     if state == mnemo_core::Status::Proposed {
-        eprintln!(
-            "#{id} is proposed: this workspace reviews what agents write ([review] in .mnemo/config.toml); agents are not told it until a person accepts it (`mnemo review`)"
-        );
+        crate::app::remember::say_proposed(id);
     }
     Ok(ExitCode::SUCCESS)
 }
