@@ -191,3 +191,45 @@ fn the_lens_on_anchored_lines_says_when_agents_were_told_before_the_code_changed
     assert_eq!(lens_title(&mut client), format!("1 note: #{id} · told to agents once; code changed since"));
     client.finish();
 }
+
+#[test]
+fn a_live_note_told_to_no_agent_for_90_days_is_hinted_as_a_candidate_to_retire() {
+    let env = Env::new();
+    let old = |title: &str| {
+        let out = env
+            .command(&["remember", "--kind", "finding", "--title", title, "--as-human"])
+            .env("MNEMO_NOW", "2026-01-01T00:00:00Z")
+            .output()
+            .unwrap();
+        parse_id(&String::from_utf8_lossy(&out.stdout))
+    };
+    let told = old("Cache hit ratio is 0.93");
+    let untold = old("The nightly build needs 8 GB");
+    let fresh = parse_id(&env.ok(&["remember", "--kind", "finding", "--title", "Written today"]));
+    env.ok(&["context", "cache hit ratio"]);
+    env.ok(&["export"]);
+    let mirror_path = env.root.join("MEMORY.md");
+    let text = std::fs::read_to_string(&mirror_path).unwrap();
+    let mut client = Client::initialized(&env);
+    let mirror = crate::lsp::uri(&mirror_path);
+    client.notify(
+        "textDocument/didOpen",
+        json!({ "textDocument": { "uri": mirror, "languageId": "markdown", "version": 1, "text": text } }),
+    );
+    let published = client.wait(|m| {
+        m["method"] == "textDocument/publishDiagnostics"
+            && m["params"]["uri"] == mirror.as_str()
+            && m["params"]["diagnostics"].as_array().is_some_and(|d| d.iter().any(|d| d["code"] == "untold"))
+    });
+    let hinted: Vec<String> = published["params"]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "untold")
+        .map(|d| d["message"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(hinted.len(), 1, "{hinted:?}");
+    assert!(hinted[0].starts_with(&format!("#{untold} was told to no agent in 90 days")), "{hinted:?}");
+    assert!(!hinted[0].contains(&format!("#{told} ")) && !hinted[0].contains(&format!("#{fresh} ")));
+    client.finish();
+}

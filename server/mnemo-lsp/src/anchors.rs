@@ -30,7 +30,14 @@ pub struct DriftState {
     /// After a move and then an edit no hash finds the text any more; these
     /// are its lines then, not the old ones (which now hold other code).
     pub last_seen: HashMap<(NoteId, usize), (u32, u32)>,
+    /// Active notes no agent was told for [`QUIET_DAYS`] (the ledger), read
+    /// with each check: hinted in the memory document as candidates to
+    /// expire or revoke.
+    pub quiet: Vec<NoteId>,
 }
+
+/// How long a live note may go untold before it is hinted at.
+pub const QUIET_DAYS: i64 = 90;
 
 impl DriftState {
     /// The state after a new check: what was last seen is kept and updated.
@@ -52,7 +59,7 @@ impl DriftState {
             }
         }
         last_seen.retain(|(note, position), _| checks.iter().any(|c| c.note == *note && c.position == *position));
-        DriftState { root: Some(root), checks, last_seen }
+        DriftState { root: Some(root), checks, last_seen, quiet: previous.quiet.clone() }
     }
 
     /// The lines (1-based, inclusive) an anchor's text is at now, as far as

@@ -15,7 +15,7 @@ use mnemo_core::memory_md::{Severity, StateMarker};
 use mnemo_store::config::WorkspaceConfig;
 use tower_lsp_server::ls_types::{Diagnostic, DiagnosticSeverity, DiagnosticTag, NumberOrString, Uri};
 
-use crate::anchors::{DriftState, memory_diagnostics, relative_path, source_diagnostics};
+use crate::anchors::{DriftState, QUIET_DAYS, memory_diagnostics, relative_path, source_diagnostics};
 
 use crate::documents::{Document, DocumentKind};
 use crate::outline::parse_document;
@@ -77,6 +77,22 @@ pub fn diagnostics(uri: &Uri, doc: &Document, preview: Option<&CheckinPlan>, dri
         .filter(|e| matches!(e.entry.marker, Some(StateMarker::Proposed { .. })))
         .filter_map(|e| Some(format!("#{}", e.entry.id?)))
         .collect();
+    for parsed_entry in &parsed.entries {
+        let Some(id) = parsed_entry.entry.id.filter(|id| drift.quiet.binary_search(id).is_ok()) else { continue };
+        if parsed_entry.entry.marker.is_some() {
+            continue;
+        }
+        out.push(Diagnostic {
+            range: lines.range(parsed_entry.first_line, 0, 0),
+            severity: Some(DiagnosticSeverity::HINT),
+            source: Some(SOURCE.into()),
+            code: Some(NumberOrString::String("untold".into())),
+            message: format!(
+                "#{id} was told to no agent in {QUIET_DAYS} days: a candidate to expire or revoke (`mnemo history {id}`)"
+            ),
+            ..Diagnostic::default()
+        });
+    }
     let limit = WorkspaceConfig::load(drift.root.as_deref()).map(|c| c.load_limit).unwrap_or_default();
     let past = entries_past(&text, &parsed.entries, &limit);
     if let (Some(message), Some((_, first_line))) = (describe(&past, &limit), past.first()) {

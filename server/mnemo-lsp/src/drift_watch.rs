@@ -53,9 +53,17 @@ pub fn spawn(watch: DriftWatch) -> UnboundedSender<()> {
             let path = watch.store_path.read().unwrap_or_else(|e| e.into_inner()).clone();
             let now = (watch.clock)();
             let checked = workspace.clone();
-            let report = tokio::task::spawn_blocking(move || Store::open(&path)?.check_drift(&checked, now)).await;
-            let report = match report {
-                Ok(Ok(report)) => report,
+            let report = tokio::task::spawn_blocking(move || {
+                let mut store = Store::open(&path)?;
+                let since = mnemo_core::Timestamp(now.0 - crate::anchors::QUIET_DAYS * 86_400);
+                Ok::<_, mnemo_store::StoreError>((
+                    store.check_drift(&checked, now)?,
+                    store.quiet_notes(&checked.id, since)?,
+                ))
+            })
+            .await;
+            let (report, quiet) = match report {
+                Ok(Ok(found)) => found,
                 Ok(Err(e)) => {
                     eprintln!("mnemo lsp: the drift check failed: {e}");
                     continue;
@@ -85,8 +93,12 @@ pub fn spawn(watch: DriftWatch) -> UnboundedSender<()> {
             let anchor_count = report.anchors.len();
             let changed = {
                 let mut state = watch.snapshot.lock().unwrap_or_else(|e| e.into_inner());
-                let next = DriftState::after(&state, root, report.anchors);
-                let changed = next.checks != state.checks || next.last_seen != state.last_seen || state.root.is_none();
+                let mut next = DriftState::after(&state, root, report.anchors);
+                next.quiet = quiet;
+                let changed = next.checks != state.checks
+                    || next.last_seen != state.last_seen
+                    || next.quiet != state.quiet
+                    || state.root.is_none();
                 *state = next;
                 changed
             };

@@ -152,6 +152,20 @@ impl Store {
         Ok(records)
     }
 
+    /// The active notes of `workspace` live since before `since` that no
+    /// delivery reached since then: told to no agent for that long.
+    pub fn quiet_notes(&self, workspace: &str, since: Timestamp) -> Result<Vec<NoteId>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT s.note_id FROM note_state s
+             WHERE s.workspace = ?1 AND s.status = 'active' AND s.live_since <= ?2
+               AND NOT EXISTS (SELECT 1 FROM delivered_notes n JOIN deliveries d ON d.id = n.delivery_id
+                               WHERE n.note_id = s.note_id AND d.at >= ?2)
+             ORDER BY s.note_id",
+        )?;
+        let rows = stmt.query_map(params![workspace, since.0], |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     /// How often note `id` was delivered and the latest delivery, for hover
     /// and history: (count, latest).
     pub fn deliveries_of(&self, scope: &Scope, id: NoteId) -> Result<(usize, Option<DeliveryRecord>), StoreError> {

@@ -537,12 +537,14 @@ fn the_review_migration_keeps_every_event_and_never_reuses_a_forgotten_events_id
     let old_sql: String =
         conn.query_row("SELECT sql FROM sqlite_master WHERE name = 'events'", [], |r| r.get(0)).unwrap();
     assert!(old_sql.contains("'accepted'"), "migrated on open: {old_sql}");
+    // Undo the ledger's migration (the last) and the review's (the one before).
     conn.execute_batch(&format!(
-        "PRAGMA writable_schema = ON;
+        "DROP TABLE delivered_notes; DROP TABLE deliveries; DELETE FROM sqlite_sequence WHERE name = 'deliveries';
+         PRAGMA writable_schema = ON;
          UPDATE sqlite_master SET sql = replace(sql, ',''proposed'',''accepted''', '') WHERE name = 'events';
          PRAGMA writable_schema = OFF;
          PRAGMA user_version = {};",
-        mnemo_store::SCHEMA_VERSION - 1
+        mnemo_store::SCHEMA_VERSION - 2
     ))
     .unwrap();
     drop(conn);
