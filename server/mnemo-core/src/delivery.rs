@@ -146,21 +146,42 @@ pub fn in_full(
 }
 
 /// Index lines of `views` not yet listed, within the budget; records what
-/// it printed as listed.
+/// it printed as listed. What the budget left out is said in a last line,
+/// with how to reach it (that line goes out whatever the budget).
 pub fn listed(views: &[NoteView], now: Timestamp, told: &mut Told, budget: &mut Budget) -> Vec<String> {
     let mut out = Vec::new();
+    let mut left_out: Vec<NoteId> = Vec::new();
     for view in views {
         if told.listed.contains(&view.note.id) {
             continue;
         }
         let line = framed_index_line(view, now);
-        if !budget.take(&line) {
-            break;
+        if !left_out.is_empty() || !budget.take(&line) {
+            left_out.push(view.note.id);
+            continue;
         }
         told.listed.push(view.note.id);
         out.push(line);
     }
+    if let Some(line) = left_out_line(&left_out) {
+        out.push(line);
+    }
     out
+}
+
+/// `3 more notes left out for the budget: #12, #40, #7 (`mnemo expand ID`,
+/// or recall, reaches them)`; at most ten ids are named.
+fn left_out_line(ids: &[NoteId]) -> Option<String> {
+    let named: Vec<String> = ids.iter().take(10).map(|id| format!("#{id}")).collect();
+    let more = if ids.len() > 10 { ", …" } else { "" };
+    let notes = if ids.len() == 1 { "note" } else { "notes" };
+    (!ids.is_empty()).then(|| {
+        format!(
+            "{} more {notes} left out for the budget: {}{more} (`mnemo expand ID` or recall reaches them; a larger --budget lists them)",
+            ids.len(),
+            named.join(", ")
+        )
+    })
 }
 
 /// What a session (re)start delivers: directives and the kinds configured

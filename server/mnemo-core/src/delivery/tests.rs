@@ -81,6 +81,19 @@ fn listed_is_not_delivered_and_delivered_holds_until_the_status_changes() {
 }
 
 #[test]
+fn what_the_budget_leaves_out_of_the_list_is_named_at_its_end() {
+    let mut told = Told::default();
+    let notes = store();
+    let first = framed_index_line(&notes[1], Timestamp(0));
+    let mut budget = Budget(first.len() + 5);
+    let lines = listed(&notes[1..4], Timestamp(0), &mut told, &mut budget);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(lines[0], first);
+    assert!(lines[1].starts_with("2 more notes left out for the budget: #3, #4 ("), "{lines:?}");
+    assert!(!told.listed.contains(&3), "what was left out is not recorded as listed");
+}
+
+#[test]
 fn a_body_the_budget_cut_was_not_delivered_in_full() {
     let mut told = Told::default();
     let long = view(9, Kind::Gotcha, "Long", &"a line of detail\n".repeat(400), None);

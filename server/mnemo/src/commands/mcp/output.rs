@@ -202,6 +202,7 @@ pub struct Remembered {
     pub state: String,
     /// Said when the standing directives no longer fit what the session-start hook delivers whole
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub warning: Option<String>,
 }
 
