@@ -233,3 +233,17 @@ fn a_live_note_told_to_no_agent_for_90_days_is_hinted_as_a_candidate_to_retire()
     assert!(!hinted[0].contains(&format!("#{told} ")) && !hinted[0].contains(&format!("#{fresh} ")));
     client.finish();
 }
+
+#[test]
+fn a_hostile_session_id_reaches_the_ledger_without_control_characters_and_cut() {
+    let env = Env::new();
+    env.ok(&["remember", "--kind", "directive", "--title", "Run tests in the venv", "--as-human"]);
+    let session = format!("s\u{1b}[2J\u{7}{}", "x".repeat(5000));
+    let start =
+        json!({ "session_id": session, "cwd": env.root.display().to_string(), "hook_event_name": "SessionStart" });
+    hook(&env, "session-start", &start.to_string());
+    let ledger = env.ok(&["ledger"]);
+    assert!(!ledger.contains('\u{1b}') && !ledger.contains('\u{7}'), "{ledger:?}");
+    let recorded = env.json(&["ledger"])["deliveries"][0]["session"].as_str().unwrap().to_string();
+    assert_eq!(recorded.chars().count(), 200, "{recorded}");
+}

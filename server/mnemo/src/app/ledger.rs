@@ -19,9 +19,12 @@ pub fn record(
     notes: Vec<(NoteId, Shown)>,
     bytes: usize,
 ) {
+    // The harness's session id is its text: printed later, so no control
+    // character reaches a terminal, and a runaway one is cut.
+    let session: String = mnemo_core::model::neutralize_controls(session).chars().take(200).collect();
     let delivery = Delivery {
         workspace: ctx.workspace.id.clone(),
-        session: session.to_string(),
+        session,
         moment: moment.to_string(),
         at: ctx.now,
         notes,
