@@ -49,9 +49,14 @@ pub fn describe(past: &[(NoteId, usize)], limit: &LoadLimit) -> Option<String> {
         1 => format!("#{first} will not load whole"),
         n => format!("{n} entries (#{first} … #{last}) will not load"),
     };
+    let reads = match (limit.lines, limit.bytes) {
+        (usize::MAX, bytes) => format!("{bytes} bytes"),
+        (lines, usize::MAX) => format!("{lines} lines"),
+        (lines, bytes) => format!("{lines} lines or {bytes} bytes"),
+    };
     Some(format!(
-        "{which} in {}, which reads the first {} lines or {} bytes of MEMORY.md; raise their priority or revoke what is stale to bring them in",
-        limit.harness, limit.lines, limit.bytes
+        "{which} in {}, which reads the first {reads} of MEMORY.md; raise their priority or revoke what is stale to bring them in",
+        limit.harness
     ))
 }
 
@@ -79,5 +84,7 @@ mod tests {
         let said = describe(&past, &by_lines).unwrap();
         assert!(said.starts_with("12 entries (#9 … #20) will not load in H, which reads the first 30 lines"), "{said}");
         assert_eq!(describe(&[], &by_lines), None);
+        let only_lines = LoadLimit { bytes: usize::MAX, ..by_lines.clone() };
+        assert!(describe(&past, &only_lines).unwrap().contains("which reads the first 30 lines of MEMORY.md"));
     }
 }
