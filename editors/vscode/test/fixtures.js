@@ -81,6 +81,21 @@ exports.sessions = [
     },
   },
   {
+    // What agents were told (an agent session started) and what they will
+    // load (a harness that reads the first 20 lines).
+    name: 'ledger',
+    suites: ['ledger.test.js'],
+    setup(base, cli) {
+      const root = project(base, 'ledger', { '.mnemo/config.toml': '[load_budget]\nharness = "Claude Code"\nlines = 20\n' });
+      cli(root, 'remember', '--kind', 'directive', '--title', 'Run the tests inside the venv', '--as-human');
+      for (let i = 1; i <= 12; i++) cli(root, 'remember', '--kind', 'finding', '--title', `Finding number ${i}`);
+      cli(root, 'hook', 'session-start');
+      cli(root, 'remember', '--kind', 'finding', '--title', 'Written after the session started');
+      cli(root, 'export', '--enable');
+      return { folder: root };
+    },
+  },
+  {
     name: 'conflicts',
     suites: ['conflicts.test.js', 'unapplied.test.js'],
     setup(base, cli) {
