@@ -211,7 +211,16 @@ pub fn at_start(views: &[NoteView], triggers: &TriggerBundles, moment: Moment) -
         .cloned()
         .collect();
     recent.reverse();
-    StartSelection { directives: of(&[Kind::Directive]), configured: of(&others), recent }
+    let (mut directives, mut configured) = (of(&[Kind::Directive]), of(&others));
+    by_priority(&mut directives);
+    by_priority(&mut configured);
+    StartSelection { directives, configured, recent }
+}
+
+/// Notes delivered whole go out high priority first (then by id), so a tight
+/// budget cuts the low-priority bodies, not the first ones written.
+pub fn by_priority(views: &mut [NoteView]) {
+    views.sort_by_key(|v| (v.note.content.priority, v.note.id));
 }
 
 /// The notes delivered before an edit of `files` (workspace-relative): of

@@ -81,6 +81,22 @@ fn listed_is_not_delivered_and_delivered_holds_until_the_status_changes() {
 }
 
 #[test]
+fn notes_delivered_whole_go_out_high_priority_first() {
+    let mut notes = vec![
+        view(1, Kind::Directive, "low", "", None),
+        view(2, Kind::Directive, "high", "", None),
+        view(3, Kind::Directive, "medium", "", None),
+        view(4, Kind::Directive, "high too", "", None),
+    ];
+    notes[0].note.content.priority = Priority::Low;
+    notes[1].note.content.priority = Priority::High;
+    notes[3].note.content.priority = Priority::High;
+    let selection = at_start(&notes, &TriggerBundles::default(), Moment::SessionStart);
+    let ids: Vec<NoteId> = selection.directives.iter().map(|v| v.note.id).collect();
+    assert_eq!(ids, [2, 4, 3, 1]);
+}
+
+#[test]
 fn what_the_budget_leaves_out_of_the_list_is_named_at_its_end() {
     let mut told = Told::default();
     let notes = store();

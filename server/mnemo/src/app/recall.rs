@@ -126,6 +126,7 @@ pub(crate) fn session_context(
         .into_iter()
         .filter(|v| v.state.status == Status::Active)
         .partition(|v| v.note.content.kind == Kind::Directive);
+    mnemo_core::delivery::by_priority(&mut directives);
     mnemo_core::budget::clip_bodies(&mut directives, budget.saturating_mul(4), 2);
     let (mode, reason) = semantic.ranking(store);
     let relevant = if text.trim().is_empty() {
