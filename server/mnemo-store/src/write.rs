@@ -267,6 +267,11 @@ impl<'s> Writer<'s> {
         self.tx.execute("DELETE FROM anchors WHERE note_id = ?1", [id])?;
         self.tx.execute("DELETE FROM drift_observations WHERE note_id = ?1", [id])?;
         self.tx.execute("DELETE FROM delivered_notes WHERE note_id = ?1", [id])?;
+        // A delivery of this note alone goes with it (it would be a record of nothing).
+        self.tx.execute(
+            "DELETE FROM deliveries WHERE NOT EXISTS (SELECT 1 FROM delivered_notes n WHERE n.delivery_id = deliveries.id)",
+            [],
+        )?;
         // The chain keeps their links; verify follows it across them.
         self.tx.execute("INSERT INTO forgotten_events (event_id) SELECT id FROM events WHERE note_id = ?1", [id])?;
         self.tx.execute("DELETE FROM events WHERE note_id = ?1", [id])?;

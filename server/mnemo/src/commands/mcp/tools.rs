@@ -14,6 +14,7 @@
 
 use mnemo_core::recall::RecallRequest;
 use mnemo_core::{Actor, EventKind, Kind, NewNote, NoteId, Priority, Provenance, Status};
+use mnemo_store::ledger::Shown;
 use rmcp::handler::server::tool::schema_for_output;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, JsonObject};
@@ -92,8 +93,8 @@ fn text_bytes(result: &CallToolResult) -> usize {
 }
 
 /// Record in the ledger what an answer delivered, read from its structured
-/// content: `directives` in full, `results` (also under `notes`) listed.
-/// One MCP server serves one agent session: the session is the process.
+/// content (what was sent, after the budget): `directives` in full,
+/// `results` (also under `notes`) listed.
 fn record_delivery(
     s: &mut super::State,
     store: &mut mnemo_store::Store,
@@ -101,13 +102,24 @@ fn record_delivery(
     structured: &serde_json::Value,
     bytes: usize,
 ) {
-    use mnemo_store::ledger::Shown;
     let ids =
         |v: &serde_json::Value| v.as_array().into_iter().flatten().filter_map(|e| e["id"].as_i64()).collect::<Vec<_>>();
     let mut notes: Vec<(NoteId, Shown)> =
         ids(&structured["directives"]).into_iter().map(|id| (id, Shown::Full)).collect();
     let listed = ids(&structured["results"]).into_iter().chain(ids(&structured["notes"]["results"]));
     notes.extend(listed.map(|id| (id, Shown::Listed)));
+    record_notes(s, store, moment, notes, bytes);
+}
+
+/// Record `notes` as delivered to this server's agent. One MCP server
+/// serves one agent session: the session is the process.
+fn record_notes(
+    s: &mut super::State,
+    store: &mut mnemo_store::Store,
+    moment: &str,
+    notes: Vec<(NoteId, Shown)>,
+    bytes: usize,
+) {
     let session = format!("mcp-{}", std::process::id());
     crate::app::ledger::record(&s.ctx, store, &session, moment, notes, bytes);
 }
@@ -201,8 +213,8 @@ impl MemoryServer {
             let scope = s.ctx.scope(false);
             let views = args.ids.iter().map(|id| store.note(&scope, *id)).collect::<Result<Vec<_>, _>>()?;
             let result = render::expand(&views, budget);
-            let expanded = serde_json::json!({ "directives": views.iter().map(|v| serde_json::json!({ "id": v.note.id })).collect::<Vec<_>>() });
-            record_delivery(s, &mut store, "mcp expand", &expanded, text_bytes(&result));
+            let expanded = views.iter().map(|v| (v.note.id, Shown::Full)).collect();
+            record_notes(s, &mut store, "mcp expand", expanded, text_bytes(&result));
             Ok(result)
         })
     }
