@@ -24,7 +24,7 @@ fn every_delivery_to_an_agent_is_in_the_ledger_and_history_and_hover_say_it() {
     hook(&env, "user-prompt", &prompt.to_string());
     // Told already: the same prompt again delivers nothing, and records nothing.
     hook(&env, "user-prompt", &prompt.to_string());
-    env.ok(&["context", "the lock"]);
+    let context_printed = env.ok(&["context", "the lock"]).len();
     let mut mcp = Mcp::start(&env);
     mcp.call("recall", json!({ "query": "lock restarting" }));
     mcp.call("expand", json!({ "ids": [gotcha] }));
@@ -53,6 +53,7 @@ fn every_delivery_to_an_agent_is_in_the_ledger_and_history_and_hover_say_it() {
         "{ledger}"
     );
     assert!(ledger["deliveries"].as_array().unwrap().iter().all(|d| d["bytes"].as_u64().unwrap() > 0));
+    assert_eq!(ledger["deliveries"][2]["bytes"], context_printed, "the bytes recorded are the bytes printed");
     let session = env.json(&["ledger", "--session", "s-1"]);
     assert_eq!(session["deliveries"].as_array().unwrap().len(), 2);
     let old = env.json(&["ledger", "--since", "2020-01-01"]);
@@ -60,16 +61,20 @@ fn every_delivery_to_an_agent_is_in_the_ledger_and_history_and_hover_say_it() {
     assert!(env.fails(&["ledger", "--since", "yesterday"], 2).contains("is not a date"));
     let history = env.ok(&["history", &gotcha.to_string()]);
     assert!(history.contains("delivered to agents 5 times, last"), "{history}");
+    assert!(history.contains(&format!("`mnemo ledger --note {gotcha}` lists them")), "{history}");
+    let of_directive = env.json(&["ledger", "--note", &directive.to_string()]);
+    let moments: Vec<&str> =
+        of_directive["deliveries"].as_array().unwrap().iter().map(|d| d["moment"].as_str().unwrap()).collect();
+    assert_eq!(moments, ["context", "session-start"], "{of_directive}");
+    assert!(
+        env.fails(&["ledger", "--note", "9999"], 1).contains("#9999"),
+        "an unknown id is said, not an empty ledger"
+    );
 
     // Hover on the note's id in the mirror says it too.
     env.ok(&["export"]);
     let mut client = Client::initialized(&env);
-    let mirror = crate::lsp::uri(&env.root.join("MEMORY.md"));
-    let text = std::fs::read_to_string(env.root.join("MEMORY.md")).unwrap();
-    client.notify(
-        "textDocument/didOpen",
-        json!({ "textDocument": { "uri": mirror, "languageId": "markdown", "version": 1, "text": text } }),
-    );
+    let (mirror, text) = client.open_mirror(&env);
     let line = text.lines().position(|l| l.starts_with(&format!("- [#{gotcha}]"))).unwrap();
     let hover = client.request(
         "textDocument/hover",
@@ -209,22 +214,10 @@ fn a_live_note_told_to_no_agent_for_90_days_is_hinted_as_a_candidate_to_retire()
     let fresh = parse_id(&env.ok(&["remember", "--kind", "finding", "--title", "Written today"]));
     env.ok(&["context", "cache hit ratio"]);
     env.ok(&["export"]);
-    let mirror_path = env.root.join("MEMORY.md");
-    let text = std::fs::read_to_string(&mirror_path).unwrap();
     let mut client = Client::initialized(&env);
-    let mirror = crate::lsp::uri(&mirror_path);
-    client.notify(
-        "textDocument/didOpen",
-        json!({ "textDocument": { "uri": mirror, "languageId": "markdown", "version": 1, "text": text } }),
-    );
-    let published = client.wait(|m| {
-        m["method"] == "textDocument/publishDiagnostics"
-            && m["params"]["uri"] == mirror.as_str()
-            && m["params"]["diagnostics"].as_array().is_some_and(|d| d.iter().any(|d| d["code"] == "untold"))
-    });
-    let hinted: Vec<String> = published["params"]["diagnostics"]
-        .as_array()
-        .unwrap()
+    let (mirror, _) = client.open_mirror(&env);
+    let diagnostics = client.diagnostics_where(&mirror, |d| d.iter().any(|d| d["code"] == "untold"));
+    let hinted: Vec<String> = diagnostics
         .iter()
         .filter(|d| d["code"] == "untold")
         .map(|d| d["message"].as_str().unwrap().to_string())

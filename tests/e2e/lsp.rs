@@ -41,6 +41,46 @@ impl Client {
         client
     }
 
+    /// Open `env`'s exported mirror as an editor does; its uri and text.
+    pub(crate) fn open_mirror(&mut self, env: &Env) -> (String, String) {
+        let path = env.root.join("MEMORY.md");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mirror = uri(&path);
+        self.notify(
+            "textDocument/didOpen",
+            json!({ "textDocument": { "uri": mirror, "languageId": "markdown", "version": 1, "text": text } }),
+        );
+        (mirror, text)
+    }
+
+    /// Ask for the workspace's `memory:` checkout and open it; its uri and text.
+    pub(crate) fn open_checkout(&mut self) -> (String, String) {
+        let checkout = self.request("memory/checkout", json!({}));
+        let memory = checkout["result"]["uri"].as_str().unwrap().to_string();
+        let text = checkout["result"]["text"].as_str().unwrap().to_string();
+        self.notify(
+            "textDocument/didOpen",
+            json!({ "textDocument": { "uri": memory, "languageId": "markdown", "version": 1, "text": text } }),
+        );
+        (memory, text)
+    }
+
+    /// The next diagnostics published for `document` that `wanted` accepts (all of them).
+    pub(crate) fn diagnostics_where(&mut self, document: &str, wanted: impl Fn(&[Value]) -> bool) -> Vec<Value> {
+        let published = self.wait(|m| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == document
+                && m["params"]["diagnostics"].as_array().is_some_and(|d| wanted(d))
+        });
+        published["params"]["diagnostics"].as_array().unwrap().clone()
+    }
+
+    /// The first diagnostic with `code` published for `document`, waited for.
+    pub(crate) fn diagnostic_coded(&mut self, document: &str, code: &str) -> Value {
+        let all = self.diagnostics_where(document, |d| d.iter().any(|d| d["code"] == code));
+        all.into_iter().find(|d| d["code"] == code).unwrap()
+    }
+
     /// The editor goes away: stdin closed with no shutdown. The server's exit
     /// status (it must exit on its own within 20 s) and its stderr.
     pub(crate) fn vanish(mut self) -> (std::process::ExitStatus, String) {

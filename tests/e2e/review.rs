@@ -131,13 +131,7 @@ fn the_memory_document_counts_proposals_and_offers_accept_and_reject_as_lenses_a
     let env = review_env();
     let id = parse_id(&env.ok(&["remember", "--kind", "gotcha", "--title", GOTCHA]));
     let mut client = Client::initialized(&env);
-    let checkout = client.request("memory/checkout", json!({}));
-    let memory = checkout["result"]["uri"].as_str().unwrap().to_string();
-    let text = checkout["result"]["text"].as_str().unwrap().to_string();
-    client.notify(
-        "textDocument/didOpen",
-        json!({ "textDocument": { "uri": memory, "languageId": "markdown", "version": 1, "text": text } }),
-    );
+    let (memory, text) = client.open_checkout();
     let published = client.wait(|m| {
         m["method"] == "textDocument/publishDiagnostics"
             && m["params"]["uri"] == memory.as_str()
@@ -200,4 +194,43 @@ fn an_agents_supersede_under_review_is_a_proposal_and_the_old_note_stands_until_
     assert_eq!(env.json(&["show", &old.to_string()])["state"], "superseded");
     let person = parse_id(&env.ok(&["supersede", &new.to_string(), "--title", "Retries stop at 4", "--as-human"]));
     assert_eq!(env.json(&["show", &person.to_string()])["state"], "active", "a person's supersede is live");
+}
+
+#[test]
+fn a_proposal_that_arrives_while_the_person_edits_is_neither_lost_nor_rejected_by_the_save() {
+    use crate::lsp::Client;
+    let env = review_env();
+    let rule = parse_id(&env.ok(&["remember", "--kind", "directive", "--title", "Run the tests", "--as-human"]));
+    let mut client = Client::initialized(&env);
+    let (memory, text) = client.open_checkout();
+    // The person types (not saved yet); meanwhile an agent writes under review.
+    let typed = text.replace("medium · Run the tests", "high · Run the tests");
+    assert_ne!(typed, text);
+    client.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": memory, "version": 2 }, "contentChanges": [{ "text": typed }] }),
+    );
+    let proposal = parse_id(&env.ok(&["remember", "--kind", "gotcha", "--title", GOTCHA]));
+    // The save holds the person's text, without the proposal it never saw.
+    let saved = client.request("memory/checkin", json!({ "uri": memory, "text": typed }));
+    assert!(saved["error"].is_null(), "{saved}");
+    let after = saved["result"]["text"].as_str().unwrap();
+    assert!(after.contains(&format!("· PROPOSED 2026-08-04 · {GOTCHA}")), "the proposal is shown now: {after}");
+    client.finish();
+    assert_eq!(
+        env.json(&["show", &proposal.to_string()])["state"],
+        "proposed",
+        "not rejected by a text that never held it"
+    );
+    let rules = env.json(&["show", &rule.to_string()]);
+    assert_eq!(rules["state_reason"], "edited in MEMORY.md", "the person's edit went in: {rules}");
+    let successor = env.json(&["show", &rules["superseded_by"].to_string()]);
+    assert_eq!((successor["priority"].as_str(), successor["state"].as_str()), (Some("high"), Some("active")));
+
+    // Rejecting it twice: the second says it is already rejected and changes nothing.
+    env.ok(&["reject", &proposal.to_string(), "--reason", "not true here"]);
+    let events = env.json(&["history", &proposal.to_string()]).as_array().unwrap().len();
+    let again = env.fails(&["reject", &proposal.to_string(), "--reason", "again"], 1);
+    assert!(again.contains(&format!("#{proposal}")) && again.contains("already revoked (not true here)"), "{again}");
+    assert_eq!(env.json(&["history", &proposal.to_string()]).as_array().unwrap().len(), events);
 }

@@ -217,6 +217,17 @@ pub fn at_start(views: &[NoteView], triggers: &TriggerBundles, moment: Moment) -
     StartSelection { directives, configured, recent }
 }
 
+/// The notes whose bodies a session start at `tokens` cuts: printed as the
+/// hook prints them (directives, then the configured kinds, whole) into a
+/// session that holds nothing yet. In the order they go out.
+pub fn cut_at_start(selection: &StartSelection, now: Timestamp, tokens: usize) -> Vec<NoteId> {
+    let (mut told, mut budget) = (Told::default(), Budget::from_tokens(tokens));
+    in_full(&selection.directives, TitleLine::Plain, now, &mut told, &mut budget);
+    in_full(&selection.configured, TitleLine::Plain, now, &mut told, &mut budget);
+    let whole = selection.directives.iter().chain(&selection.configured);
+    whole.map(|v| v.note.id).filter(|id| !told.delivered.contains_key(id)).collect()
+}
+
 /// Notes delivered whole go out high priority first (then by id), so a tight
 /// budget cuts the low-priority bodies, not the first ones written.
 pub fn by_priority(views: &mut [NoteView]) {

@@ -2,7 +2,9 @@
 //! the first 200 lines or 25 KB of it, whichever ends first, and says
 //! nothing of the rest; mnemo says which entries fall past that, so a
 //! person sees what an agent will never read (`[load_budget]` in the
-//! workspace config sets another harness's limit).
+//! workspace config sets another harness's limit). The other budget is the
+//! session-start hook's own (`--budget`): what it delivers whole is cut to
+//! fit, and [`describe_start_cut`] says which bodies.
 
 use crate::memory_md::ParsedEntry;
 use crate::model::NoteId;
@@ -57,6 +59,22 @@ pub fn describe(past: &[(NoteId, usize)], limit: &LoadLimit) -> Option<String> {
     Some(format!(
         "{which} in {}, which reads the first {reads} of MEMORY.md; raise their priority or revoke what is stale to bring them in",
         limit.harness
+    ))
+}
+
+/// "the session-start hook cuts the bodies of #3, #7 at its default
+/// --budget 1500 tokens …": what [`crate::delivery::cut_at_start`] found,
+/// for the memory document and for the write that caused it.
+pub fn describe_start_cut(cut: &[NoteId], tokens: usize) -> Option<String> {
+    let named: Vec<String> = cut.iter().take(10).map(|id| format!("#{id}")).collect();
+    let more = if cut.len() > 10 { ", …" } else { "" };
+    let whose = match cut.len() {
+        0 => return None,
+        1 => format!("the body of {}", named[0]),
+        n => format!("the bodies of {n} notes ({}{more})", named.join(", ")),
+    };
+    Some(format!(
+        "the session-start hook cuts {whose} at its default --budget {tokens} tokens: agents start with what is left and a line saying how to read the rest; shorten, merge or revoke directives, or raise the hook's --budget in the harness settings"
     ))
 }
 

@@ -34,6 +34,10 @@ pub struct DriftState {
     /// with each check: hinted in the memory document as candidates to
     /// expire or revoke.
     pub quiet: Vec<NoteId>,
+    /// The notes whose bodies the session-start hook cuts at its default
+    /// budget (`core::delivery::cut_at_start`), read with each check: the
+    /// store changing is what changes them.
+    pub start_cut: Vec<NoteId>,
 }
 
 /// How long a live note may go untold before it is hinted at.
@@ -59,7 +63,13 @@ impl DriftState {
             }
         }
         last_seen.retain(|(note, position), _| checks.iter().any(|c| c.note == *note && c.position == *position));
-        DriftState { root: Some(root), checks, last_seen, quiet: previous.quiet.clone() }
+        DriftState {
+            root: Some(root),
+            checks,
+            last_seen,
+            quiet: previous.quiet.clone(),
+            start_cut: previous.start_cut.clone(),
+        }
     }
 
     /// The lines (1-based, inclusive) an anchor's text is at now, as far as

@@ -3,14 +3,17 @@
 //! expired notes (information), proposals awaiting review (information,
 //! and one on the first line counting them, code `proposals`), the entries
 //! past what the agent's harness loads (warning on the first, code
-//! `load-budget`; `core::load_budget`), and a
+//! `load-budget`; `core::load_budget`), the directives whose bodies the
+//! session-start hook cuts at its default budget (warning on the first in
+//! the document, code `hook-budget`), and a
 //! checkout's problems: parse errors
 //! and, when a check-in preview is at hand, what a save would refuse and
 //! the conflicts (error, code `conflict`, data `{"conflict": id}`, which the
 //! "keep mine" / "take theirs" code actions answer).
 
 use mnemo_core::checkin::CheckinPlan;
-use mnemo_core::load_budget::{describe, entries_past};
+use mnemo_core::delivery::DEFAULT_HOOK_TOKENS;
+use mnemo_core::load_budget::{describe, describe_start_cut, entries_past};
 use mnemo_core::memory_md::{Severity, StateMarker};
 use mnemo_store::config::WorkspaceConfig;
 use tower_lsp_server::ls_types::{Diagnostic, DiagnosticSeverity, DiagnosticTag, NumberOrString, Uri};
@@ -101,6 +104,17 @@ pub fn diagnostics(uri: &Uri, doc: &Document, preview: Option<&CheckinPlan>, dri
             severity: Some(DiagnosticSeverity::WARNING),
             source: Some(SOURCE.into()),
             code: Some(NumberOrString::String("load-budget".into())),
+            message,
+            ..Diagnostic::default()
+        });
+    }
+    let first_cut = parsed.entries.iter().find(|e| e.entry.id.is_some_and(|id| drift.start_cut.contains(&id)));
+    if let (Some(entry), Some(message)) = (first_cut, describe_start_cut(&drift.start_cut, DEFAULT_HOOK_TOKENS)) {
+        out.push(Diagnostic {
+            range: lines.range(entry.first_line, 0, 0),
+            severity: Some(DiagnosticSeverity::WARNING),
+            source: Some(SOURCE.into()),
+            code: Some(NumberOrString::String("hook-budget".into())),
             message,
             ..Diagnostic::default()
         });

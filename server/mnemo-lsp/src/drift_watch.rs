@@ -5,7 +5,8 @@
 //! watched unless a note is anchored there), events for other files are
 //! dropped, and a burst of requests is waited out ([`TIMING`], through
 //! `debounced.rs`: a steady stream of edits is still checked every few
-//! seconds); each check updates the [`DriftSnapshot`] and has every open
+//! seconds); each check (with what the ledger and the session-start
+//! budget say of the notes) updates the [`DriftSnapshot`] and has every open
 //! document's diagnostics republished when the picture changed.
 //!
 //! `[memory_export] debounce_seconds` does not apply here: this wait is for
@@ -59,10 +60,11 @@ pub fn spawn(watch: DriftWatch) -> UnboundedSender<()> {
                 Ok::<_, mnemo_store::StoreError>((
                     store.check_drift(&checked, now)?,
                     store.quiet_notes(&checked.id, since)?,
+                    cut_at_start(&store, &checked, now)?,
                 ))
             })
             .await;
-            let (report, quiet) = match report {
+            let (report, quiet, start_cut) = match report {
                 Ok(Ok(found)) => found,
                 Ok(Err(e)) => {
                     eprintln!("mnemo lsp: the drift check failed: {e}");
@@ -95,9 +97,11 @@ pub fn spawn(watch: DriftWatch) -> UnboundedSender<()> {
                 let mut state = watch.snapshot.lock().unwrap_or_else(|e| e.into_inner());
                 let mut next = DriftState::after(&state, root, report.anchors);
                 next.quiet = quiet;
+                next.start_cut = start_cut;
                 let changed = next.checks != state.checks
                     || next.last_seen != state.last_seen
                     || next.quiet != state.quiet
+                    || next.start_cut != state.start_cut
                     || state.root.is_none();
                 *state = next;
                 changed
@@ -111,6 +115,22 @@ pub fn spawn(watch: DriftWatch) -> UnboundedSender<()> {
         drop(watcher);
     });
     requests
+}
+
+/// The notes whose bodies the session-start hook cuts at its default budget,
+/// by the workspace's trigger bundles (the defaults when its config is unreadable).
+fn cut_at_start(
+    store: &Store,
+    workspace: &Workspace,
+    now: mnemo_core::Timestamp,
+) -> Result<Vec<mnemo_core::NoteId>, mnemo_store::StoreError> {
+    use mnemo_core::delivery::{DEFAULT_HOOK_TOKENS, at_start, cut_at_start};
+    use mnemo_core::triggers::Moment;
+    let config = mnemo_store::config::WorkspaceConfig::load(workspace.root.as_deref()).unwrap_or_default();
+    let kinds = config.triggers.kinds_at(Moment::SessionStart);
+    let whole = store.active_notes_of(&mnemo_store::Scope::Workspace(workspace.id.clone()), &kinds)?;
+    let selection = at_start(&whole, &config.triggers, Moment::SessionStart);
+    Ok(cut_at_start(&selection, now, DEFAULT_HOOK_TOKENS))
 }
 
 /// Watch `dirs` (not recursively); a change to an anchored file asks for a check.

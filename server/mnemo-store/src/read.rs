@@ -160,6 +160,14 @@ fn anchor_from_row(r: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Anch
     })
 }
 
+/// Which notes a read selects.
+#[derive(Clone, Copy)]
+enum Which<'k> {
+    All,
+    Anchored,
+    ActiveOf(&'k [Kind]),
+}
+
 impl Store {
     /// One note in `scope`.
     pub fn note(&self, scope: &Scope, id: NoteId) -> Result<NoteView, StoreError> {
@@ -194,21 +202,35 @@ impl Store {
     /// The notes in `scope` that have at least one anchor, by id: what the
     /// drift check reads, in proportion to the anchored notes, not the store.
     pub fn anchored_notes(&self, scope: &Scope) -> Result<Vec<NoteView>, StoreError> {
-        self.snapshot(|store| store.notes_where(scope, true))
+        self.snapshot(|store| store.notes_where(scope, Which::Anchored))
+    }
+
+    /// The active notes in `scope` of one of `kinds`, by id: what a session
+    /// start delivers whole, read without the rest of the store.
+    pub fn active_notes_of(&self, scope: &Scope, kinds: &[Kind]) -> Result<Vec<NoteView>, StoreError> {
+        self.snapshot(|store| store.notes_where(scope, Which::ActiveOf(kinds)))
     }
 
     /// `notes` without its own read transaction (the caller holds one).
     fn notes_unsnapshotted(&self, scope: &Scope) -> Result<Vec<NoteView>, StoreError> {
-        self.notes_where(scope, false)
+        self.notes_where(scope, Which::All)
     }
 
-    /// The notes in `scope`, every one or (`only_anchored`) those with an anchor.
-    fn notes_where(&self, scope: &Scope, only_anchored: bool) -> Result<Vec<NoteView>, StoreError> {
+    /// The notes in `scope` that `which` selects.
+    fn notes_where(&self, scope: &Scope, which: Which<'_>) -> Result<Vec<NoteView>, StoreError> {
         let workspace = scope.workspace_param();
-        let anchored = if only_anchored { "AND n.id IN (SELECT note_id FROM anchors)" } else { "" };
+        let only = match which {
+            Which::All => String::new(),
+            Which::Anchored => "AND n.id IN (SELECT note_id FROM anchors)".into(),
+            Which::ActiveOf(kinds) => {
+                // Kind names are the model's own words, never user text.
+                let names: Vec<String> = kinds.iter().map(|k| format!("'{}'", k.as_str())).collect();
+                format!("AND s.status = 'active' AND n.kind IN ({})", names.join(","))
+            }
+        };
         let sql = format!(
             "SELECT {NOTE_COLUMNS} FROM notes n JOIN note_state s ON s.note_id = n.id
-             WHERE (?1 IS NULL OR n.workspace = ?1) {anchored} ORDER BY n.id"
+             WHERE (?1 IS NULL OR n.workspace = ?1) {only} ORDER BY n.id"
         );
         let mut anchors: HashMap<NoteId, Vec<Anchor>> = HashMap::new();
         let mut stmt = self.conn.prepare(

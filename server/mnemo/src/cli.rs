@@ -203,6 +203,9 @@ pub struct Ledger {
     /// Only since then: a date (2026-08-01), a time (2026-08-01T12:00:00Z), or an age (90m, 12h, 7d)
     #[arg(long, value_parser = parse_since)]
     pub since: Option<Since>,
+    /// Only the deliveries that held this note (in full or listed)
+    #[arg(long, value_name = "ID")]
+    pub note: Option<mnemo_core::NoteId>,
     /// At most this many deliveries, newest first
     #[arg(long, default_value = "50")]
     pub limit: usize,

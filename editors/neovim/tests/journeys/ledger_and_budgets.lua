@@ -3,7 +3,8 @@
 -- (K, a float) says it was delivered and when; a note no agent was told is
 -- said never to have been; with a harness that loads the first 20 lines,
 -- the buffer warns on the first entry past them, naming the entries that
--- will not load; `:Mnemo history` ends with the delivery count.
+-- will not load; long directives written while the buffer is open make it
+-- warn, on the first of them, that the session-start hook cuts their bodies.
 local H = require('helper')
 local check = H.check
 
@@ -67,6 +68,27 @@ if warned then
   check('the warning is on screen in the diagnostic float at that entry', H.wait(5000, function()
     return table.concat(H.screen(), '\n'):find('will not load', 1, true) ~= nil
   end), H.screen())
+end
+
+-- Long directives written meanwhile (from a terminal): the open buffer
+-- shows them and warns that the session-start hook cuts their bodies.
+local body = string.rep('Explain why, with the whole story behind it. ', 40)
+local long = {}
+for i = 1, 4 do
+  table.insert(long, H.remember({ '--kind', 'directive', '--title', 'Long rule ' .. i, '--body', body, '--as-human' }))
+end
+local cut
+check('the buffer warns that the session-start hook cuts the long directives', H.wait(15000, function()
+  for _, d in ipairs(vim.diagnostic.get(memory)) do
+    if d.code == 'hook-budget' then cut = d return true end
+  end
+end), vim.diagnostic.get(memory))
+if cut then
+  local first = math.huge
+  for _, id in ipairs(long) do first = math.min(first, H.line_of(memory, '^%- %[#' .. id .. '%]')) end
+  check('on the first cut entry, naming the four', cut.lnum == first
+    and cut.message:find(('the bodies of 4 notes (#%d, #%d, #%d, #%d)'):format(long[1], long[2], long[3], long[4]), 1, true) ~= nil,
+    { message = cut.message, lnum = cut.lnum, first = first })
 end
 
 H.finish()

@@ -118,3 +118,21 @@ fn a_body_the_budget_cut_was_not_delivered_in_full() {
     assert!(lines.last().unwrap().contains("`mnemo expand 9`"), "{lines:?}");
     assert!(!told.holds(&long) && told.listed.contains(&9));
 }
+
+#[test]
+fn what_a_session_start_cuts_is_what_the_hook_would_cut() {
+    let short = view(1, Kind::Directive, "Short", "one line", None);
+    let long = view(2, Kind::Directive, "Long", &"a line of detail\n".repeat(100), None);
+    let selection = StartSelection { directives: vec![short.clone(), long.clone()], ..StartSelection::default() };
+    assert_eq!(cut_at_start(&selection, Timestamp(0), 200), [2], "1,700 characters do not fit 800");
+    assert!(cut_at_start(&selection, Timestamp(0), DEFAULT_HOOK_TOKENS).is_empty());
+    // The same as printing it: the hook's record of what went out whole agrees.
+    let (mut told, mut budget) = (Told::default(), Budget::from_tokens(200));
+    in_full(&selection.directives, TitleLine::Plain, Timestamp(0), &mut told, &mut budget);
+    assert!(told.holds(&short) && !told.holds(&long));
+    let said = crate::load_budget::describe_start_cut(&[2], 200).unwrap();
+    assert!(
+        said.starts_with("the session-start hook cuts the body of #2 at its default --budget 200 tokens"),
+        "{said}"
+    );
+}

@@ -88,24 +88,18 @@ pub fn say_proposed(id: NoteId) {
     );
 }
 
-/// Said when a write leaves the standing directives larger than what the
-/// session-start hook delivers whole at its default budget: their bodies
-/// will be cut there (each cut says so), so the person should know now.
+/// Said when a write leaves the standing directives (and the kinds a
+/// session start delivers whole) larger than what the session-start hook
+/// delivers whole at its default budget: their bodies will be cut there
+/// (each cut says so), so the person should know now.
 pub fn directives_over_budget(ctx: &Context, store: &mnemo_store::Store) -> anyhow::Result<Option<String>> {
-    use mnemo_core::delivery::{Budget, DEFAULT_HOOK_TOKENS, directives_size};
-    let directives: Vec<_> = store
-        .notes(&ctx.scope(false))?
-        .into_iter()
-        .filter(|v| v.note.content.kind == mnemo_core::Kind::Directive && v.state.status == mnemo_core::Status::Active)
-        .collect();
-    let size = directives_size(&directives);
-    let budget = Budget::from_tokens(DEFAULT_HOOK_TOKENS).0;
-    Ok((size > budget).then(|| {
-        format!(
-            "the {} standing directives now take {size} characters, more than the session-start hook delivers whole ({budget} at its default --budget {DEFAULT_HOOK_TOKENS}): their bodies will be cut there, each saying so; shorten, merge or revoke some, or raise the hook's --budget",
-            directives.len()
-        )
-    }))
+    use mnemo_core::delivery::{DEFAULT_HOOK_TOKENS, at_start, cut_at_start};
+    use mnemo_core::triggers::Moment;
+    let triggers = ctx.config().map(|c| c.triggers.clone()).unwrap_or_default();
+    let whole = store.active_notes_of(&ctx.scope(false), &triggers.kinds_at(Moment::SessionStart))?;
+    let selection = at_start(&whole, &triggers, Moment::SessionStart);
+    let cut = cut_at_start(&selection, ctx.now, DEFAULT_HOOK_TOKENS);
+    Ok(mnemo_core::load_budget::describe_start_cut(&cut, DEFAULT_HOOK_TOKENS))
 }
 
 /// `user-stated` with the bound quote when the user's message states the note;

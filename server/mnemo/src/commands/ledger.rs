@@ -1,6 +1,7 @@
 //! `mnemo ledger`: what was delivered to agents in this workspace, newest
 //! first — each delivery's moment, session, the notes in full and listed,
-//! and its size (`mnemo_store::ledger`).
+//! and its size (`mnemo_store::ledger`); `--note ID` keeps the deliveries
+//! that held one note.
 
 use std::process::ExitCode;
 
@@ -18,7 +19,11 @@ pub fn run(ctx: &Context, args: Ledger) -> anyhow::Result<ExitCode> {
         Since::At(at) => at,
         Since::Ago(seconds) => Timestamp(ctx.now.0 - seconds),
     });
-    let filter = LedgerFilter { session: args.session, since, note: None, limit: args.limit };
+    if let Some(id) = args.note {
+        // Another workspace's id, or none: said as such, not as an empty ledger.
+        store.note(&ctx.scope(false), id)?;
+    }
+    let filter = LedgerFilter { session: args.session, since, note: args.note, limit: args.limit };
     let deliveries = store.ledger(&ctx.scope(false), &filter)?;
     if ctx.json {
         let deliveries: Vec<_> = deliveries

@@ -34,11 +34,12 @@ pub fn history(ctx: &Context, args: NoteRef) -> anyhow::Result<ExitCode> {
         let (count, latest) = store.deliveries_of(&ctx.scope(args.all_workspaces), args.id)?;
         match latest {
             Some(d) => println!(
-                "delivered to agents {count} time{}, last {} ({}, session {}); `mnemo ledger` lists them",
+                "delivered to agents {count} time{}, last {} ({}, session {}); `mnemo ledger --note {}` lists them",
                 if count == 1 { "" } else { "s" },
                 d.at.rfc3339(),
                 d.moment,
-                d.session
+                d.session,
+                args.id
             ),
             None => println!("never delivered to an agent"),
         }

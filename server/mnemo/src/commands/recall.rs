@@ -20,16 +20,25 @@ use crate::output::{note_text, print_json, shell_words};
 use crate::semantic::Semantic;
 
 fn print_index(ctx: &Context, a: &Answer) {
+    for line in index_lines(ctx, a) {
+        println!("{line}");
+    }
+}
+
+/// One index line per note of `a` (and its quote's frame, when bound).
+fn index_lines(ctx: &Context, a: &Answer) -> Vec<String> {
+    let mut lines = Vec::new();
     for (index, view) in a.views.iter().enumerate() {
         let line = index_line(&view.note, &view.state, ctx.now);
-        match a.answer.results.get(index).and_then(|r| r.via_superseded) {
-            Some(old) => println!("{line} (replaces #{old}, which matched)"),
-            None => println!("{line}"),
-        }
+        lines.push(match a.answer.results.get(index).and_then(|r| r.via_superseded) {
+            Some(old) => format!("{line} (replaces #{old}, which matched)"),
+            None => line,
+        });
         if let Some(quote) = view.note.content.quote.as_deref() {
-            println!("    {}", trust_frame(view.state.provenance, Some(quote)));
+            lines.push(format!("    {}", trust_frame(view.state.provenance, Some(quote))));
         }
     }
+    lines
 }
 
 fn print_expanded(views: &[NoteView]) {
@@ -144,39 +153,39 @@ pub fn context(ctx: &Context, args: ContextArgs) -> anyhow::Result<ExitCode> {
     // What an agent that runs `mnemo context` is told, in the ledger.
     let mut told: Vec<(i64, Shown)> = directives.iter().map(|v| (v.note.id, Shown::Full)).collect();
     told.extend(relevant.views.iter().map(|v| (v.note.id, Shown::Listed)));
-    let bytes = directives.iter().map(|v| v.note.content.title.len() + v.note.content.body.len()).sum::<usize>()
-        + relevant.views.iter().map(|v| index_line(&v.note, &v.state, ctx.now).len()).sum::<usize>();
-    crate::app::ledger::record(ctx, &mut store, "cli", "context", told, bytes);
-    if ctx.json {
-        print_json(&context_json(ctx, &directives, &relevant));
-        return Ok(ExitCode::SUCCESS);
-    }
-    println!("## Standing directives ({})", directives.len());
-    for view in &directives {
-        println!(
-            "- [#{}] {} — {}",
-            view.note.id,
-            view.note.content.title,
-            trust_frame(view.state.provenance, view.note.content.quote.as_deref())
-        );
-        for line in view.note.content.body.lines() {
-            println!("  {line}");
-        }
+    let printed = if ctx.json {
+        serde_json::to_string_pretty(&context_json(ctx, &directives, &relevant)).expect("JSON values serialise") + "\n"
+    } else {
+        context_text(ctx, &directives, &relevant, &text, args.limit)
+    };
+    // What was printed is what is recorded: its size, exactly.
+    crate::app::ledger::record(ctx, &mut store, "cli", "context", told, printed.len());
+    print!("{printed}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `mnemo context` for people and agents that read text.
+fn context_text(ctx: &Context, directives: &[NoteView], relevant: &Answer, text: &str, limit: usize) -> String {
+    let mut out = vec![format!("## Standing directives ({})", directives.len())];
+    for view in directives {
+        let frame = trust_frame(view.state.provenance, view.note.content.quote.as_deref());
+        out.push(format!("- [#{}] {} — {frame}", view.note.id, view.note.content.title));
+        out.extend(view.note.content.body.lines().map(|line| format!("  {line}")));
     }
     let heading =
         if text.trim().is_empty() { "Recent notes".to_string() } else { format!("Notes relevant to: {text}") };
-    println!("\n## {heading}");
-    print_index(ctx, &relevant);
+    out.push(format!("\n## {heading}"));
+    out.extend(index_lines(ctx, relevant));
     if let Some(abstention) = relevant.answer.abstention {
-        let again = held_back_command(ctx, &[], args.limit, &[], &text);
-        println!("{}; `{again}` shows them", abstention.describe());
+        let again = held_back_command(ctx, &[], limit, &[], text);
+        out.push(format!("{}; `{again}` shows them", abstention.describe()));
     }
     if !text.trim().is_empty() {
-        println!("hidden: {}", relevant.answer.describe_hidden());
+        out.push(format!("hidden: {}", relevant.answer.describe_hidden()));
     }
-    println!("{}", ranking_line(&relevant));
-    println!("(`mnemo expand ID` shows a note in full)");
-    Ok(ExitCode::SUCCESS)
+    out.push(ranking_line(relevant));
+    out.push("(`mnemo expand ID` shows a note in full)".into());
+    out.join("\n") + "\n"
 }
 
 pub fn reindex(ctx: &Context) -> anyhow::Result<ExitCode> {

@@ -77,14 +77,22 @@ pub fn accept(ctx: &Context, args: Accept) -> anyhow::Result<ExitCode> {
 
 pub fn reject(ctx: &Context, args: Reject) -> anyhow::Result<ExitCode> {
     let store = ctx.open()?;
-    let status = store.note(&ctx.scope(false), args.id)?.state.status;
+    let state = store.note(&ctx.scope(false), args.id)?.state;
     drop(store);
-    if status != Status::Proposed {
-        anyhow::bail!(
-            "#{} is {status}, not a proposal; to withdraw a live note use `mnemo revoke {} --reason …`",
-            args.id,
-            args.id
-        );
+    let id = args.id;
+    match state.status {
+        Status::Proposed => {}
+        Status::Active | Status::StaleFlagged => {
+            anyhow::bail!(
+                "#{id} is {}, not a proposal; to withdraw a live note use `mnemo revoke {id} --reason …`",
+                state.status
+            )
+        }
+        Status::Revoked => anyhow::bail!(
+            "#{id} is already revoked ({}): nothing to reject; `mnemo history {id}` shows when and by whom",
+            state.status_reason.as_deref().unwrap_or("no reason given")
+        ),
+        other => anyhow::bail!("#{id} is {other}, not a proposal: nothing to reject"),
     }
     let state = append(ctx, args.id, EventKind::Revoked, true, Some(args.reason))?;
     if ctx.json {
