@@ -27,3 +27,4 @@ mod recall;
 mod review;
 mod support;
 mod trust;
+mod workspaces;

@@ -247,13 +247,14 @@ impl Backend {
         let own = self.workspace();
         let Some(dir) = dir else { return Ok(own) };
         let asked = Workspace::resolve(Some(dir), std::path::Path::new("/")).map_err(|e| invalid(e.to_string()))?;
-        if asked.id != own.id {
+        // The same directory, or a checkout of the same (admitted) workspace.
+        if asked.root != own.root && asked.id != own.id {
             return Err(invalid(format!(
                 "this language server serves the workspace {}; {dir} is another workspace, served by its own server (open it as a folder of its own)",
                 own.id
             )));
         }
-        Ok(asked)
+        Ok(Workspace { root: asked.root, ..own })
     }
 
     /// `memory/mirror`: where the workspace's mirror is, as configured.
@@ -301,9 +302,7 @@ fn workspace_from(params: &InitializeParams) -> Option<Workspace> {
 
 impl LanguageServer for Backend {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
-        if let Some(workspace) = workspace_from(&params) {
-            let _ = self.workspace.set(workspace);
-        }
+        let claimed = workspace_from(&params);
         let progress = params.capabilities.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false);
         let workspace_caps = params.capabilities.workspace.as_ref();
         let lens = workspace_caps.and_then(|w| w.code_lens.as_ref()).and_then(|c| c.refresh_support).unwrap_or(false);
@@ -313,6 +312,17 @@ impl LanguageServer for Backend {
         self.progress.store(progress, std::sync::atomic::Ordering::Relaxed);
         if let (_, Some(problem)) = self.apply_settings(params.initialization_options.as_ref()) {
             *self.settings_problem.lock().unwrap_or_else(|e| e.into_inner()) = Some(problem);
+        }
+        if let Some(claimed) = claimed {
+            // The id the folder's repository claims, as the (configured) store admits it.
+            let path = self.store_path.read().unwrap_or_else(|e| e.into_inner()).clone();
+            let now = (self.config.clock)();
+            let admitted =
+                tokio::task::spawn_blocking(move || mnemo_store::workspace::admit_at(&path, claimed, now, false))
+                    .await
+                    .map_err(internal)?;
+            // A refused committed id: the editor says why and how to go on.
+            let _ = self.workspace.set(admitted.map_err(|e| invalid(e.to_string()))?);
         }
         Ok(InitializeResult {
             capabilities: ServerCapabilities {

@@ -64,7 +64,7 @@ fn median(mut times: Vec<Duration>) -> Duration {
 fn main() {
     let size: usize = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(10_000);
     let text = corpus(size);
-    let workspace = Workspace { id: "bench".into(), root: None };
+    let workspace = Workspace::named("bench");
     println!(
         "| notes | changed entries | preview (parse + plan) | check-in (plan, apply, re-render) | events appended |"
     );

@@ -46,7 +46,7 @@ fn main() {
         let started = Instant::now();
         assert!(store.verify().unwrap().is_clean());
         let verify_time = started.elapsed();
-        let workspace = Workspace { id: "bench".into(), root: None };
+        let workspace = Workspace::named("bench");
         let render_time = (0..5)
             .map(|_| {
                 let started = Instant::now();

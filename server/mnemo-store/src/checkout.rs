@@ -190,7 +190,9 @@ impl Store {
         workspace: &Workspace,
         edited: &mnemo_core::memory_md::ParsedCheckout,
     ) -> Result<BaseOfEdit, StoreError> {
-        match (&edited.workspace, edited.epoch) {
+        // A checkout made before its workspace moved to its repository's id is still its own.
+        let header = edited.workspace.as_deref().map(|id| self.follow(id)).transpose()?;
+        match (&header, edited.epoch) {
             (Some(id), Some(epoch)) if *id == workspace.id => match self.checkout_base(id, epoch)? {
                 Some(text) => {
                     let mut last = LAST_BASE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());

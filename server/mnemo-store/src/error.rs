@@ -34,6 +34,11 @@ pub enum StoreError {
         "this checkout (epoch {epoch}) is unknown to this store: not handed out by it, or older than the 32 newest it keeps; nothing was applied and your text is unchanged: take a fresh checkout (`mnemo checkout`, `mnemo edit`) and copy your edits over"
     )]
     UnknownCheckout { epoch: i64 },
+    #[error(
+        "{root} claims workspace {id} (.mnemo/workspace.toml), which this store knows from {} — another repository, or a workspace of its own; this clone's origin is {origin}. If it is a clone of the same project, run `mnemo workspace join` here; otherwise remove or change .mnemo/workspace.toml (`mnemo workspace init --new`)",
+        .known.join(", ")
+    )]
+    UnknownClone { id: String, root: String, origin: String, known: Vec<String> },
     #[error("this is a checkout of workspace {workspace}; check it in from there (or pass --workspace)")]
     CheckoutOfOtherWorkspace { workspace: String },
     #[error(

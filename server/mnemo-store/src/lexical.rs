@@ -73,11 +73,13 @@ impl Store {
             Scope::Workspace(w) => Some(w.as_str()),
             Scope::All => None,
         };
-        let mut stmt = self.conn.prepare_cached(
+        let sql = format!(
             "SELECT f.rowid, -bm25(notes_fts, ?4, 1.0) AS score FROM notes_fts f
-             WHERE notes_fts MATCH ?1 AND (?3 IS NULL OR f.rowid IN (SELECT id FROM notes WHERE workspace = ?3))
+             WHERE notes_fts MATCH ?1 AND (?3 IS NULL OR f.rowid IN (SELECT id FROM notes WHERE {}))
              ORDER BY score DESC, f.rowid LIMIT ?2",
-        )?;
+            crate::workspace::born_in("workspace", "?3")
+        );
+        let mut stmt = self.conn.prepare_cached(&sql)?;
         let rows =
             stmt.query_map(params![expression, limit as i64, workspace, TITLE_WEIGHT], |r| Ok((r.get(0)?, r.get(1)?)))?;
         Ok(rows.collect::<Result<_, _>>()?)

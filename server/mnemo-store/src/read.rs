@@ -10,6 +10,7 @@ use rusqlite::{OptionalExtension, params};
 use crate::error::StoreError;
 use crate::sql_codec::{EventColumns, StateColumns, parse};
 use crate::store::Store;
+use crate::workspace::born_in;
 
 /// Which workspaces a read or write may touch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,8 +98,10 @@ pub struct Stats {
     pub embedding_model: Option<String>,
 }
 
+/// `s.workspace`: where the note is now (a workspace may have moved to its
+/// repository's id); `n.workspace` is where it was created.
 const NOTE_COLUMNS: &str =
-    "n.id, n.workspace, n.kind, n.priority, n.title, n.body, n.provenance, n.quote, n.created_at,
+    "n.id, s.workspace, n.kind, n.priority, n.title, n.body, n.provenance, n.quote, n.created_at,
      s.status, s.status_at, s.status_reason, s.superseded_by, s.provenance, s.live_since";
 
 struct NoteRow {
@@ -189,7 +192,8 @@ impl Store {
 
     /// The ids of every note of `workspace` (no content read).
     pub fn note_ids(&self, workspace: &str) -> Result<Vec<NoteId>, StoreError> {
-        let mut stmt = self.conn.prepare_cached("SELECT id FROM notes WHERE workspace = ?1")?;
+        let sql = format!("SELECT id FROM notes WHERE {}", born_in("workspace", "?1"));
+        let mut stmt = self.conn.prepare_cached(&sql)?;
         let ids = stmt.query_map([workspace], |r| r.get(0))?.collect::<Result<_, _>>()?;
         Ok(ids)
     }
@@ -219,6 +223,7 @@ impl Store {
     /// The notes in `scope` that `which` selects.
     fn notes_where(&self, scope: &Scope, which: Which<'_>) -> Result<Vec<NoteView>, StoreError> {
         let workspace = scope.workspace_param();
+        let in_workspace = born_in("n.workspace", "?1");
         let only = match which {
             Which::All => String::new(),
             Which::Anchored => "AND n.id IN (SELECT note_id FROM anchors)".into(),
@@ -230,13 +235,13 @@ impl Store {
         };
         let sql = format!(
             "SELECT {NOTE_COLUMNS} FROM notes n JOIN note_state s ON s.note_id = n.id
-             WHERE (?1 IS NULL OR n.workspace = ?1) {only} ORDER BY n.id"
+             WHERE (?1 IS NULL OR {in_workspace}) {only} ORDER BY n.id"
         );
         let mut anchors: HashMap<NoteId, Vec<Anchor>> = HashMap::new();
-        let mut stmt = self.conn.prepare(
+        let mut stmt = self.conn.prepare(&format!(
             "SELECT a.note_id, a.path, a.start_line, a.end_line, a.content_sha256 FROM anchors a JOIN notes n ON n.id = a.note_id
-             WHERE ?1 IS NULL OR n.workspace = ?1 ORDER BY a.note_id, a.position",
-        )?;
+             WHERE ?1 IS NULL OR {in_workspace} ORDER BY a.note_id, a.position"
+        ))?;
         let rows = stmt.query_map(params![workspace], |r| Ok((r.get::<_, NoteId>(0)?, anchor_from_row(r, 1)?)))?;
         for row in rows {
             let (id, anchor) = row?;
@@ -273,7 +278,7 @@ impl Store {
         let mut stats = Stats { epoch: self.epoch()?, schema_version: crate::SCHEMA_VERSION, ..Stats::default() };
         let mut stmt = self.conn.prepare(
             "SELECT n.kind, s.status, count(*) FROM notes n JOIN note_state s ON s.note_id = n.id
-             WHERE ?1 IS NULL OR n.workspace = ?1 GROUP BY n.kind, s.status",
+             WHERE ?1 IS NULL OR s.workspace = ?1 GROUP BY n.kind, s.status",
         )?;
         let rows = stmt.query_map(params![workspace], |r| {
             Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)? as usize))
@@ -285,19 +290,19 @@ impl Store {
             *stats.by_status.entry(status).or_default() += count;
         }
         stats.events = self.conn.query_row(
-            "SELECT count(*) FROM events e JOIN notes n ON n.id = e.note_id WHERE ?1 IS NULL OR n.workspace = ?1",
+            "SELECT count(*) FROM events e JOIN note_state s ON s.note_id = e.note_id WHERE ?1 IS NULL OR s.workspace = ?1",
             params![workspace],
             |r| r.get::<_, i64>(0),
         )? as usize;
         stats.workspaces = self.conn.query_row(
-            "SELECT count(DISTINCT workspace) FROM notes WHERE ?1 IS NULL OR workspace = ?1",
+            "SELECT count(DISTINCT workspace) FROM note_state WHERE ?1 IS NULL OR workspace = ?1",
             params![workspace],
             |r| r.get::<_, i64>(0),
         )? as usize;
         if let Some(model) = self.vector_model()? {
             stats.embedded_notes = self.conn.query_row(
-                "SELECT count(DISTINCT c.note_id) FROM note_vector_chunks c JOIN notes n ON n.id = c.note_id
-                 WHERE ?1 IS NULL OR n.workspace = ?1",
+                "SELECT count(DISTINCT c.note_id) FROM note_vector_chunks c JOIN note_state s ON s.note_id = c.note_id
+                 WHERE ?1 IS NULL OR s.workspace = ?1",
                 params![workspace],
                 |r| r.get::<_, i64>(0),
             )? as usize;

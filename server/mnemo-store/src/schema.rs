@@ -211,10 +211,46 @@ BEGIN SELECT RAISE(ABORT, 'mnemo: the delivery ledger is append-only'); END;
 CREATE TRIGGER delivered_notes_are_append_only BEFORE UPDATE ON delivered_notes
 BEGIN SELECT RAISE(ABORT, 'mnemo: the delivery ledger is append-only'); END;
 "#,
+    r#"
+-- Stable workspace ids (workspace/admission.rs): each directory that joined
+-- a shared id (a clone, a worktree), and each move of a workspace's notes to
+-- another id (a path-keyed workspace joining its repository's). A note keeps
+-- the id it was created in (the hash chain covers it); note_state holds the
+-- one it is in now. A move is never undone or deleted.
+CREATE TABLE workspace_roots (
+    root       TEXT    PRIMARY KEY,
+    workspace  TEXT    NOT NULL,
+    source     TEXT    NOT NULL,
+    origin     TEXT,
+    seen_at    INTEGER NOT NULL
+);
+CREATE INDEX workspace_roots_by_workspace ON workspace_roots (workspace);
+CREATE TABLE workspace_moves (
+    from_id  TEXT    PRIMARY KEY,
+    to_id    TEXT    NOT NULL,
+    at       INTEGER NOT NULL,
+    root     TEXT
+);
+-- Every id that moved, and the id its notes are in now (moves followed to
+-- the end): derived from workspace_moves, kept with each move.
+CREATE TABLE workspace_aliases (
+    alias      TEXT    PRIMARY KEY,
+    workspace  TEXT    NOT NULL
+);
+CREATE INDEX workspace_aliases_by_workspace ON workspace_aliases (workspace);
+CREATE TRIGGER workspace_moves_are_append_only BEFORE UPDATE ON workspace_moves
+BEGIN SELECT RAISE(ABORT, 'mnemo: workspace moves are append-only'); END;
+CREATE TRIGGER workspace_moves_are_never_deleted BEFORE DELETE ON workspace_moves
+BEGIN SELECT RAISE(ABORT, 'mnemo: workspace moves are append-only'); END;
+-- A delivery moves with its workspace; nothing else of it changes.
+DROP TRIGGER deliveries_are_append_only;
+CREATE TRIGGER deliveries_are_append_only BEFORE UPDATE OF id, session, moment, at, bytes ON deliveries
+BEGIN SELECT RAISE(ABORT, 'mnemo: the delivery ledger is append-only'); END;
+"#,
 ];
 
 /// The append-only triggers `store verify` expects to find.
-pub const GUARD_TRIGGERS: [&str; 10] = [
+pub const GUARD_TRIGGERS: [&str; 12] = [
     "events_are_append_only",
     "events_deleted_only_by_forget",
     "notes_are_immutable",
@@ -225,6 +261,8 @@ pub const GUARD_TRIGGERS: [&str; 10] = [
     "event_chain_is_never_deleted",
     "forgotten_events_are_append_only",
     "forgotten_events_are_never_deleted",
+    "workspace_moves_are_append_only",
+    "workspace_moves_are_never_deleted",
 ];
 
 /// The schema version this build writes and understands.

@@ -17,6 +17,7 @@ use rusqlite::{OptionalExtension, params};
 use crate::error::StoreError;
 use crate::read::Scope;
 use crate::store::Store;
+use crate::workspace::born_in;
 use crate::write::Writer;
 
 /// Register sqlite-vec with every connection this process opens.
@@ -77,14 +78,17 @@ impl Store {
             Scope::Workspace(w) => Some(w.as_str()),
             Scope::All => None,
         };
-        let sql = if has_table {
-            "SELECT id, workspace, title, body FROM notes WHERE (?1 IS NULL OR workspace = ?1)
-             AND (id NOT IN (SELECT note_id FROM note_vector_chunks) OR id NOT IN (SELECT note_id FROM note_token_signs))
-             ORDER BY id"
+        let missing = if has_table {
+            "AND (n.id NOT IN (SELECT note_id FROM note_vector_chunks) OR n.id NOT IN (SELECT note_id FROM note_token_signs))"
         } else {
-            "SELECT id, workspace, title, body FROM notes WHERE (?1 IS NULL OR workspace = ?1) ORDER BY id"
+            ""
         };
-        let mut stmt = self.conn.prepare(sql)?;
+        let sql = format!(
+            "SELECT n.id, s.workspace, n.title, n.body FROM notes n JOIN note_state s ON s.note_id = n.id
+             WHERE (?1 IS NULL OR {}) {missing} ORDER BY n.id",
+            born_in("n.workspace", "?1")
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
         let rows = stmt.query_map(params![workspace], |r| {
             Ok(UnembeddedNote { id: r.get(0)?, workspace: r.get(1)?, title: r.get(2)?, body: r.get(3)? })
         })?;
@@ -93,7 +97,9 @@ impl Store {
 
     /// Every note in the store with the text to embed (for `reindex`).
     pub fn note_texts(&self) -> Result<Vec<UnembeddedNote>, StoreError> {
-        let mut stmt = self.conn.prepare("SELECT id, workspace, title, body FROM notes ORDER BY id")?;
+        let mut stmt = self.conn.prepare(
+            "SELECT n.id, s.workspace, n.title, n.body FROM notes n JOIN note_state s ON s.note_id = n.id ORDER BY n.id",
+        )?;
         let rows = stmt.query_map([], |r| {
             Ok(UnembeddedNote { id: r.get(0)?, workspace: r.get(1)?, title: r.get(2)?, body: r.get(3)? })
         })?;
@@ -220,6 +226,34 @@ impl Writer<'_> {
         tx.prepare_cached("DELETE FROM note_token_signs WHERE note_id = ?1")?.execute([id])?;
         Ok(())
     }
+}
+
+/// Move the vectors of the notes now in workspace `from` to partition `to`
+/// (before their state moves): vec0 keys a partition per row, so each row
+/// is read, deleted and inserted again.
+pub(crate) fn move_partition(tx: &rusqlite::Transaction<'_>, from: &str, to: &str) -> Result<(), StoreError> {
+    let exists: bool =
+        tx.query_row("SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'note_vector_chunks')", [], |r| {
+            r.get(0)
+        })?;
+    if !exists {
+        return Ok(());
+    }
+    let rowids: Vec<i64> = tx
+        .prepare("SELECT c.rowid FROM note_vector_chunks c JOIN note_state s ON s.note_id = c.note_id WHERE s.workspace = ?1")?
+        .query_map([from], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    for rowid in rowids {
+        let embedding: Option<Vec<u8>> = tx
+            .prepare_cached("SELECT embedding FROM note_vectors WHERE rowid = ?1")?
+            .query_row([rowid], |r| r.get(0))
+            .optional()?;
+        let Some(embedding) = embedding else { continue };
+        tx.prepare_cached("DELETE FROM note_vectors WHERE rowid = ?1")?.execute([rowid])?;
+        tx.prepare_cached("INSERT INTO note_vectors (rowid, workspace, embedding) VALUES (?1, ?2, ?3)")?
+            .execute(params![rowid, to, embedding])?;
+    }
+    Ok(())
 }
 
 /// Point deletes by rowid: a `rowid IN (subquery)` against vec0 scans the

@@ -64,7 +64,11 @@ impl Store {
             let (id, workspace, columns, last_event) = row?;
             cached.insert(id, (workspace, columns, last_event));
         }
-        let mut stmt = self.conn.prepare("SELECT id, workspace FROM notes ORDER BY id")?;
+        // Where each note is now: where it was created, or the id that moved there.
+        let mut stmt = self.conn.prepare(
+            "SELECT n.id, COALESCE(a.workspace, n.workspace) FROM notes n
+             LEFT JOIN workspace_aliases a ON a.alias = n.workspace ORDER BY n.id",
+        )?;
         let notes = stmt.query_map([], |r| Ok((r.get::<_, NoteId>(0)?, r.get::<_, String>(1)?)))?;
         for note in notes {
             let (id, workspace) = note?;

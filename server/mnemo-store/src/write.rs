@@ -43,6 +43,11 @@ impl<'s> Writer<'s> {
         &self.tx
     }
 
+    /// The epoch moves at commit: something other than an event changed what readers see.
+    pub(crate) fn mark_written(&mut self) {
+        self.wrote = true;
+    }
+
     /// Commit; returns the new epoch when anything was written.
     pub(crate) fn finish(self) -> Result<Option<i64>, StoreError> {
         let epoch = if self.wrote {
@@ -332,13 +337,14 @@ impl<'s> Writer<'s> {
         for &kind in Kind::ALL {
             let Some(days) = policy.days(kind) else { continue };
             let live_before = now.0 - i64::from(days) * 86_400;
+            let sql = format!(
+                "SELECT n.id FROM notes n JOIN note_state s ON s.note_id = n.id
+                 WHERE {} AND n.kind = ?2 AND s.status IN ('active', 'stale_flagged') AND s.live_since <= ?3",
+                crate::workspace::born_in("n.workspace", "?1")
+            );
             let ids = self
                 .tx
-                .prepare_cached(
-                    "SELECT n.id FROM notes n JOIN note_state s ON s.note_id = n.id
-                     WHERE n.workspace = ?1 AND n.kind = ?2 AND s.status IN ('active', 'stale_flagged')
-                       AND s.live_since <= ?3",
-                )?
+                .prepare_cached(&sql)?
                 .query_map(params![workspace, kind.as_str(), live_before], |r| r.get::<_, NoteId>(0))?
                 .collect::<Result<Vec<_>, _>>()?;
             candidates.extend(ids.into_iter().map(|id| (id, kind)));

@@ -259,7 +259,7 @@ fn mirror_paths_must_stay_inside_the_workspace() {
     assert!(resolve("server").to_string().contains("is a directory"));
     std::fs::write(root.join("README.md"), "# my project\n").unwrap();
     assert!(resolve("README.md").to_string().contains("is not a mnemo mirror"), "only a mirror is ever overwritten");
-    let opaque = Workspace { id: "larder".into(), root: None };
+    let opaque = Workspace::named("larder");
     assert!(matches!(
         MirrorTarget::resolve(&opaque, std::path::Path::new("MEMORY.md")),
         Err(MirrorError::NoWorkspaceDirectory(_))

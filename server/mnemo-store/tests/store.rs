@@ -537,14 +537,15 @@ fn the_review_migration_keeps_every_event_and_never_reuses_a_forgotten_events_id
     let old_sql: String =
         conn.query_row("SELECT sql FROM sqlite_master WHERE name = 'events'", [], |r| r.get(0)).unwrap();
     assert!(old_sql.contains("'accepted'"), "migrated on open: {old_sql}");
-    // Undo the ledger's migration (the last) and the review's (the one before).
+    // Undo the workspace ids' migration (the last), the ledger's and the review's (the one before).
     conn.execute_batch(&format!(
-        "DROP TABLE delivered_notes; DROP TABLE deliveries; DELETE FROM sqlite_sequence WHERE name = 'deliveries';
+        "DROP TABLE workspace_roots; DROP TABLE workspace_moves; DROP TABLE workspace_aliases;
+         DROP TABLE delivered_notes; DROP TABLE deliveries; DELETE FROM sqlite_sequence WHERE name = 'deliveries';
          PRAGMA writable_schema = ON;
          UPDATE sqlite_master SET sql = replace(sql, ',''proposed'',''accepted''', '') WHERE name = 'events';
          PRAGMA writable_schema = OFF;
          PRAGMA user_version = {};",
-        mnemo_store::SCHEMA_VERSION - 2
+        mnemo_store::SCHEMA_VERSION - 3
     ))
     .unwrap();
     drop(conn);
@@ -627,4 +628,64 @@ fn the_ledger_records_deliveries_per_workspace_append_only_bounded_and_forgets_w
     assert!(kept.len() as i64 <= KEPT_PER_WORKSPACE + 64, "{}", kept.len());
     assert!(kept.iter().all(|d| d.session == "bulk"), "the oldest went first");
     assert_eq!(f.store.ledger(&ws("other"), &LedgerFilter::default()).unwrap().len(), 1, "other workspaces untouched");
+}
+
+#[test]
+fn a_path_keyed_workspace_moves_to_its_repositorys_id_with_vectors_ledger_and_history() {
+    use mnemo_store::NoteEmbedding;
+    use mnemo_store::ledger::{Delivery, LedgerFilter, Shown};
+    use mnemo_store::workspace::{IdSource, Workspace};
+    let mut f = fixture();
+    let root = f.path.parent().unwrap().canonicalize().unwrap();
+    let path_id = root.to_str().unwrap().to_string();
+    let vector = vec![0.6f32, 0.8];
+    let (kept, other) = f
+        .store
+        .write(|w| {
+            let kept = w.create(&path_id, note(Kind::Gotcha, "kept"), Actor::Agent, Timestamp(1))?;
+            let other = w.create("elsewhere", note(Kind::Gotcha, "other"), Actor::Agent, Timestamp(1))?;
+            for (id, workspace) in [(kept, path_id.as_str()), (other, "elsewhere")] {
+                let embedding = NoteEmbedding { chunks: vec![vector.clone()], token_signs: Vec::new() };
+                w.put_vectors(id, workspace, &embedding, "test-model")?;
+            }
+            w.record_delivery(&Delivery {
+                workspace: path_id.clone(),
+                session: "s".into(),
+                moment: "session-start".into(),
+                at: Timestamp(2),
+                bytes: 10,
+                notes: vec![(kept, Shown::Full)],
+            })?;
+            Ok((kept, other))
+        })
+        .unwrap();
+    let claimed = Workspace {
+        id: "git:example.org/app".into(),
+        root: Some(root.clone()),
+        source: IdSource::Origin,
+        origin: Some("example.org/app".into()),
+    };
+    let epoch = f.store.epoch().unwrap();
+    let admitted = f.store.admit(claimed.clone(), Timestamp(3), false).unwrap();
+    assert_eq!(admitted.id, "git:example.org/app");
+    assert!(f.store.epoch().unwrap() > epoch, "readers see the move");
+    let moved = ws("git:example.org/app");
+    assert_eq!(f.store.notes(&moved).unwrap().iter().map(|v| v.note.id).collect::<Vec<_>>(), [kept]);
+    assert_eq!(f.store.note(&moved, kept).unwrap().note.workspace, "git:example.org/app");
+    assert!(f.store.notes(&ws(&path_id)).unwrap().is_empty());
+    assert_eq!(f.store.nearest(&vector, 5, &moved).unwrap().iter().map(|n| n.0).collect::<Vec<_>>(), [kept]);
+    assert_eq!(f.store.nearest(&vector, 5, &ws("elsewhere")).unwrap().iter().map(|n| n.0).collect::<Vec<_>>(), [other]);
+    assert_eq!(f.store.ledger(&moved, &LedgerFilter::default()).unwrap().len(), 1, "the ledger moved");
+    assert_eq!(f.store.lexical_matches("kept", 5, &moved).unwrap().len(), 1);
+    assert!(f.store.verify().unwrap().is_clean(), "a move rewrites no event and no note");
+    // An old id is followed; admitting again moves nothing more.
+    assert_eq!(f.store.follow(&path_id).unwrap(), "git:example.org/app");
+    let epoch = f.store.epoch().unwrap();
+    assert_eq!(f.store.admit(claimed, Timestamp(4), false).unwrap().id, "git:example.org/app");
+    assert_eq!(f.store.epoch().unwrap(), epoch, "nothing written the second time");
+    // The move itself is append-only.
+    drop(f.store);
+    let conn = rusqlite::Connection::open(&f.path).unwrap();
+    let refused = conn.execute("DELETE FROM workspace_moves", []).unwrap_err().to_string();
+    assert!(refused.contains("workspace moves are append-only"), "{refused}");
 }

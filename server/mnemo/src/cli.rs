@@ -107,12 +107,36 @@ pub enum Command {
     /// Agent-harness hooks: push memory into the agent's context at fixed moments
     #[command(subcommand)]
     Hook(HookCommand),
+    /// Which workspace this is: its id, how it was found, the directories that share it
+    #[command(after_help = "Examples:
+  mnemo workspace            # the id, how it was found, where else it is checked out
+  mnemo workspace init       # commit an id in .mnemo/workspace.toml: every clone shares one memory
+  mnemo workspace join       # vouch for a committed id this store knows from another origin")]
+    Workspace(WorkspaceArgs),
     /// Store maintenance
     #[command(subcommand)]
     Store(StoreCommand),
     /// Import notes from a file
     #[command(subcommand)]
     Import(ImportCommand),
+}
+
+#[derive(Args)]
+pub struct WorkspaceArgs {
+    #[command(subcommand)]
+    pub action: Option<WorkspaceAction>,
+}
+
+#[derive(Subcommand)]
+pub enum WorkspaceAction {
+    /// Write a new id to .mnemo/workspace.toml (commit it); this directory's notes move to it
+    Init {
+        /// Replace an id already there (a copied or hostile one) with a new one
+        #[arg(long)]
+        new: bool,
+    },
+    /// Join the id .mnemo/workspace.toml claims although this store knows it from another origin
+    Join,
 }
 
 #[derive(ValueEnum, Clone, Copy, PartialEq, Eq)]

@@ -43,27 +43,17 @@ pub struct Named {
 
 impl Context {
     pub fn new(global: &Global) -> anyhow::Result<Context> {
-        let store_path = match &global.store {
-            Some(path) => path.clone(),
-            None => {
-                let path = mnemo_store::paths::default_store_path_from_env()
-                    .ok_or_else(|| anyhow!("no store location: set XDG_DATA_HOME or HOME, or pass --store PATH"))?;
-                // The default store is the one created without asking: its directory too, private.
-                if let Some(dir) = path.parent() {
-                    mnemo_store::paths::ensure_private_dir(dir)
-                        .with_context(|| format!("cannot create the store's directory {}", dir.display()))?;
-                }
-                path
-            }
-        };
+        let store_path = store_path(global)?;
         let clock = Clock::from_env()?;
+        let now = clock.now()?;
         let cwd = std::env::current_dir().context("cannot read the current directory")?;
-        let workspace = Workspace::resolve(global.workspace.as_deref(), &cwd)?;
+        let claimed = Workspace::resolve(global.workspace.as_deref(), &cwd)?;
+        let workspace = admit(&store_path, claimed, now, false)?;
         Ok(Context {
             store_path,
             workspace,
             clock,
-            now: clock.now()?,
+            now,
             json: global.json,
             named: Named { store: global.store.is_some(), workspace: global.workspace.is_some() },
             mirror: OnceCell::new(),
@@ -168,6 +158,35 @@ impl Context {
     pub fn after_write(&self, store: &Store) {
         self.keep_mirror_current(store);
     }
+}
+
+/// The store named (`--store`, `MNEMO_STORE`), else the default one, whose
+/// directory is made (private) when missing.
+pub fn store_path(global: &Global) -> anyhow::Result<PathBuf> {
+    if let Some(path) = &global.store {
+        return Ok(path.clone());
+    }
+    let path = mnemo_store::paths::default_store_path_from_env()
+        .ok_or_else(|| anyhow!("no store location: set XDG_DATA_HOME or HOME, or pass --store PATH"))?;
+    // The default store is the one created without asking: its directory too, private.
+    if let Some(dir) = path.parent() {
+        mnemo_store::paths::ensure_private_dir(dir)
+            .with_context(|| format!("cannot create the store's directory {}", dir.display()))?;
+    }
+    Ok(path)
+}
+
+/// The workspace `claimed` as the store at `store_path` admits it (its
+/// notes may move to the id the repository claims: `workspace::admission`).
+/// A store that cannot be opened here is left to the command to report;
+/// a refused committed id is an error.
+pub fn admit(
+    store_path: &std::path::Path,
+    claimed: Workspace,
+    now: Timestamp,
+    join: bool,
+) -> anyhow::Result<Workspace> {
+    Ok(mnemo_store::workspace::admit_at(store_path, claimed, now, join)?)
 }
 
 /// The error and its causes on one line, without repeating a cause its parent already says.

@@ -17,6 +17,7 @@ mod recall;
 mod remember;
 mod review;
 mod store;
+mod workspace;
 
 use std::process::ExitCode;
 
@@ -24,6 +25,10 @@ use crate::cli::{Cli, Command};
 use crate::context::Context;
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    // Which workspace this is, asked of the store itself (a refused id is its answer).
+    if let Command::Workspace(args) = cli.command {
+        return workspace::run(&cli.global, args);
+    }
     let ctx = Context::new(&cli.global)?;
     match cli.command {
         Command::Remember(args) => remember::run(&ctx, args),
@@ -55,6 +60,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Mcp => mcp::run(ctx),
         Command::Daemon(args) => daemon::run(&ctx, args),
         Command::Hook(args) => hook::run(&ctx, args),
+        Command::Workspace(_) => unreachable!("answered above"),
         Command::Store(command) => store::run(&ctx, command),
         Command::Import(command) => import::run(&ctx, command),
     }

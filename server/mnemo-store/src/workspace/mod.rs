@@ -1,15 +1,28 @@
-//! Which workspace a command works in: the canonical path of a project root
-//! (the git root of the current directory by default, or `--workspace DIR`),
-//! or an opaque name for stores imported from elsewhere (the eval corpus's
-//! `larder`). Every note belongs to exactly one workspace.
+//! Which workspace a command works in: a project root (the git root of the
+//! current directory by default, or `--workspace DIR`) and the stable id its
+//! repository claims (`identity.rs`: committed, origin, main worktree, else
+//! the canonical path), which the store admits (`admission.rs`: roots seen,
+//! moves of path-keyed workspaces); or an opaque name for stores imported
+//! from elsewhere (the eval corpus's `larder`). Every note belongs to exactly
+//! one workspace; its root is per machine (anchors are root-relative).
+
+mod admission;
+pub mod identity;
 
 use std::path::{Path, PathBuf};
 
-/// A resolved workspace: its id in the store and, when it is a directory, its root.
+pub(crate) use admission::born_in;
+pub use admission::{KnownRoot, admit_at};
+pub use identity::{IdSource, IdentityError};
+
+/// A resolved workspace: its id in the store and, when it is a directory,
+/// its root, how the id was found and the repository's normalised origin.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Workspace {
     pub id: String,
     pub root: Option<PathBuf>,
+    pub source: IdSource,
+    pub origin: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -20,6 +33,8 @@ pub enum WorkspaceError {
     NotUtf8(String),
     #[error("cannot resolve the current directory: {0}")]
     NoCurrentDirectory(String),
+    #[error(transparent)]
+    Identity(#[from] IdentityError),
 }
 
 impl Workspace {
@@ -38,7 +53,7 @@ impl Workspace {
             if given.contains('/') || given.starts_with('.') || given.starts_with('~') {
                 return Err(WorkspaceError::MissingDirectory(given.to_string()));
             }
-            return Ok(Workspace { id: given.to_string(), root: None });
+            return Ok(Workspace::named(given));
         }
         let cwd = cwd.canonicalize().map_err(|e| WorkspaceError::NoCurrentDirectory(e.to_string()))?;
         let root = cwd.ancestors().find(|dir| dir.join(".git").exists()).unwrap_or(&cwd);
@@ -47,9 +62,19 @@ impl Workspace {
 
     fn from_dir(dir: &Path) -> Result<Workspace, WorkspaceError> {
         let canonical = dir.canonicalize().map_err(|_| WorkspaceError::MissingDirectory(dir.display().to_string()))?;
-        let id =
-            canonical.to_str().ok_or_else(|| WorkspaceError::NotUtf8(canonical.display().to_string()))?.to_string();
-        Ok(Workspace { id, root: Some(canonical) })
+        let path_id = canonical.to_str().ok_or_else(|| WorkspaceError::NotUtf8(canonical.display().to_string()))?;
+        let claim = identity::claim(&canonical, path_id)?;
+        Ok(Workspace { id: claim.id, root: Some(canonical), source: claim.source, origin: claim.origin })
+    }
+
+    /// An opaque workspace (no directory), such as an imported store's.
+    pub fn named(id: &str) -> Workspace {
+        Workspace { id: id.to_string(), root: None, source: IdSource::Named, origin: None }
+    }
+
+    /// The id this workspace's directory had before stable ids: its path.
+    pub fn path_id(&self) -> Option<&str> {
+        self.root.as_deref().and_then(Path::to_str)
     }
 
     /// The name shown to people: the root's last component, or the opaque name.
@@ -88,7 +113,7 @@ mod tests {
         assert_eq!(ws.root, Some(dir.path().join("proj").canonicalize().unwrap()));
         assert_eq!(ws.display_name(), "proj");
         let named = Workspace::resolve(Some("larder"), dir.path()).unwrap();
-        assert_eq!(named, Workspace { id: "larder".into(), root: None });
+        assert_eq!(named, Workspace::named("larder"));
         assert_eq!(named.display_name(), "larder");
         assert_eq!(
             Workspace::resolve(Some("./nope/x"), dir.path()),
