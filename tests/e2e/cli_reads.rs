@@ -115,11 +115,11 @@ fn history_lists_every_event_with_actor_time_and_reason() {
     env.ok(&["promote", &id, "--as-human"]);
     let new = parse_id(&env.ok(&["supersede", &id, "--title", "Cache hit ratio is 0.95", "--reason", "rerun"]));
     expect![[r#"
-        2026-08-04T12:00:00Z  created as agent (by agent)
-        2026-08-04T12:00:00Z  stale_flagged (by agent) — bench rerun pending
-        2026-08-04T12:00:00Z  reinstated (by human)
-        2026-08-04T12:00:00Z  promoted to human (by human)
-        2026-08-04T12:00:00Z  superseded by #2 (by agent) — rerun
+        2026-08-04T12:00:00Z  created as agent (by agent, tester@ci)
+        2026-08-04T12:00:00Z  stale_flagged (by agent, tester@ci) — bench rerun pending
+        2026-08-04T12:00:00Z  reinstated (by human, tester@ci)
+        2026-08-04T12:00:00Z  promoted to human (by human, tester@ci)
+        2026-08-04T12:00:00Z  superseded by #2 (by agent, tester@ci) — rerun
         never delivered to an agent
     "#]]
     .assert_eq(&env.ok(&["history", &id]));

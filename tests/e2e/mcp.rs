@@ -403,7 +403,7 @@ fn a_budget_cuts_what_does_not_fit_and_names_it() {
     assert!(history.len() <= 400, "{history}");
     let first = history.lines().next().unwrap();
     assert!(first.ends_with("earlier events cut by max_tokens; raise max_tokens to see them"), "{history}");
-    assert!(history.trim_end().ends_with("reinstated (by agent)"), "the newest event is kept: {history}");
+    assert!(history.trim_end().ends_with("reinstated (by agent, tester@ci)"), "the newest event is kept: {history}");
     mcp.finish();
 }
 

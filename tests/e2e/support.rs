@@ -65,6 +65,9 @@ impl Env {
             .env("HOME", &self.home)
             .env("MNEMO_STORE", &self.store)
             .env("MNEMO_NOW", NOW)
+            // Who writes, as history and hover show it: the same on every machine.
+            .env("MNEMO_USER", "tester")
+            .env("MNEMO_MACHINE", "ci")
             .env("MNEMO_MODEL_DIR", &self.model_dir)
             .env_remove("ORT_DYLIB_PATH")
             // No resident model unless a test asks for one (daemon.rs), and

@@ -64,7 +64,8 @@ pub fn markdown(view: &NoteView, history: &[StoredEvent], now: Timestamp, drift:
             _ => String::new(),
         };
         let reason = d.reason.as_deref().map(|r| format!(" — {r}")).unwrap_or_default();
-        out.push_str(&format!("- {} {}{detail} by {}{reason}\n", d.at.date(), d.kind.name(), d.actor));
+        let who = event.by.as_ref().map(|p| format!(" ({})", p.describe())).unwrap_or_default();
+        out.push_str(&format!("- {} {}{detail} by {}{who}{reason}\n", d.at.date(), d.kind.name(), d.actor));
     }
     out
 }

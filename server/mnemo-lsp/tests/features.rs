@@ -43,6 +43,7 @@ fn populate(root: &Path, store_path: &Path) -> Workspace {
     std::fs::write(root.join("src/lock.rs"), "fn main() {}\nlet guard = lock();\nrestart(guard); // see #1\n").unwrap();
     let workspace = Workspace::resolve(Some(root.to_str().unwrap()), root).unwrap();
     let mut store = Store::open(store_path).unwrap();
+    store.write_as(Some(mnemo_store::person::Person { name: "alice".into(), machine: "laptop".into() }));
     let scope = Scope::Workspace(workspace.id.clone());
     let at = |day: i64| Timestamp(AUG_1 + day * DAY);
     let event = |kind, day, reason: Option<&str>| EventData {
@@ -229,7 +230,7 @@ fn hover_shows_the_whole_note_in_the_mirror_and_in_source() {
     );
     let line = h.mirror_line(1);
     let hover = h.request("textDocument/hover", h.position("MEMORY.md", line, 4));
-    h.check(&hover["contents"]["value"], expect![[r#""**#1 Release the lock before restarting**\n\ngotcha · high · active · created 2026-08-01 (3d)\n\n*agent* — recorded by an agent session; verify before relying on it\n\nRestarting with the lock held deadlocks the new daemon.\n\nAnchors:\n- `src/lock.rs:2-3` — fresh\n\nHistory:\n- 2026-08-01 created (agent) by agent\n\nNever delivered to an agent\n""#]]);
+    h.check(&hover["contents"]["value"], expect![[r#""**#1 Release the lock before restarting**\n\ngotcha · high · active · created 2026-08-01 (3d)\n\n*agent* — recorded by an agent session; verify before relying on it\n\nRestarting with the lock held deadlocks the new daemon.\n\nAnchors:\n- `src/lock.rs:2-3` — fresh\n\nHistory:\n- 2026-08-01 created (agent) by agent (alice@laptop)\n\nNever delivered to an agent\n""#]]);
     h.open("src/lock.rs");
     let in_source = h.request("textDocument/hover", h.position("src/lock.rs", 2, 24));
     assert_eq!(in_source["contents"]["value"], hover["contents"]["value"]);

@@ -41,7 +41,9 @@ fn field(out: &mut String, value: Option<&str>) {
 /// The digest of event `event_id` as stored now, or `None` when it is gone.
 pub fn event_digest(conn: &Connection, event_id: i64) -> rusqlite::Result<Option<String>> {
     let row = conn
-        .prepare_cached("SELECT note_id, kind, actor, at, reason, superseded_by, provenance FROM events WHERE id = ?1")?
+        .prepare_cached(
+            "SELECT note_id, kind, actor, at, reason, superseded_by, provenance, person, machine FROM events WHERE id = ?1",
+        )?
         .query_row([event_id], |r| {
             Ok((
                 r.get::<_, i64>(0)?,
@@ -51,10 +53,11 @@ pub fn event_digest(conn: &Connection, event_id: i64) -> rusqlite::Result<Option
                 r.get::<_, Option<String>>(4)?,
                 r.get::<_, Option<i64>>(5)?,
                 r.get::<_, Option<String>>(6)?,
+                (r.get::<_, Option<String>>(7)?, r.get::<_, Option<String>>(8)?),
             ))
         })
         .optional()?;
-    let Some((note, kind, actor, at, reason, superseded_by, provenance)) = row else { return Ok(None) };
+    let Some((note, kind, actor, at, reason, superseded_by, provenance, by)) = row else { return Ok(None) };
     let mut record = String::new();
     for value in [
         Some(event_id.to_string()),
@@ -67,6 +70,12 @@ pub fn event_digest(conn: &Connection, event_id: i64) -> rusqlite::Result<Option
         provenance,
     ] {
         field(&mut record, value.as_deref());
+    }
+    // Who wrote it, when recorded (events from before have no such fields, and keep their digests).
+    if by.0.is_some() || by.1.is_some() {
+        record.push_str("by;");
+        field(&mut record, by.0.as_deref());
+        field(&mut record, by.1.as_deref());
     }
     if kind == "created" {
         record.push_str(&note_digest(conn, note)?);

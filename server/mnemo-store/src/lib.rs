@@ -22,6 +22,7 @@ pub mod ledger;
 mod lexical;
 pub mod mirror;
 pub mod paths;
+pub mod person;
 mod read;
 pub mod recall;
 pub mod repo_file;

@@ -8,6 +8,7 @@ use mnemo_core::{Anchor, EventData, Kind, NewNote, Note, NoteId, NoteView, Times
 use rusqlite::{OptionalExtension, params};
 
 use crate::error::StoreError;
+use crate::person::Person;
 use crate::sql_codec::{EventColumns, StateColumns, parse};
 use crate::store::Store;
 use crate::workspace::born_in;
@@ -49,6 +50,8 @@ pub struct StoredEvent {
     pub id: i64,
     pub note_id: NoteId,
     pub data: EventData,
+    /// Who appended it, where (none for events written before people were recorded).
+    pub by: Option<Person>,
 }
 
 /// Filters of `list`; what they hide is counted, never dropped silently.
@@ -261,13 +264,18 @@ impl Store {
     pub fn history(&self, scope: &Scope, id: NoteId) -> Result<Vec<StoredEvent>, StoreError> {
         self.note(scope, id)?;
         let mut stmt = self.conn.prepare_cached(
-            "SELECT id, note_id, kind, actor, at, reason, superseded_by, provenance FROM events WHERE note_id = ?1 ORDER BY id",
+            "SELECT id, note_id, kind, actor, at, reason, superseded_by, provenance, person, machine
+             FROM events WHERE note_id = ?1 ORDER BY id",
         )?;
-        let rows =
-            stmt.query_map([id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, NoteId>(1)?, EventColumns::from_row(r, 2)?)))?;
+        let rows = stmt.query_map([id], |r| {
+            let person: Option<String> = r.get(8)?;
+            let machine: Option<String> = r.get(9)?;
+            let by = person.map(|name| Person { name, machine: machine.unwrap_or_else(|| "unknown".into()) });
+            Ok((r.get::<_, i64>(0)?, r.get::<_, NoteId>(1)?, EventColumns::from_row(r, 2)?, by))
+        })?;
         rows.map(|row| {
-            let (id, note_id, columns) = row?;
-            Ok(StoredEvent { id, note_id, data: columns.into_event()? })
+            let (id, note_id, columns, by) = row?;
+            Ok(StoredEvent { id, note_id, data: columns.into_event()?, by })
         })
         .collect()
     }

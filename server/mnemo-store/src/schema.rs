@@ -247,6 +247,12 @@ DROP TRIGGER deliveries_are_append_only;
 CREATE TRIGGER deliveries_are_append_only BEFORE UPDATE OF id, session, moment, at, bytes ON deliveries
 BEGIN SELECT RAISE(ABORT, 'mnemo: the delivery ledger is append-only'); END;
 "#,
+    r#"
+-- Who wrote each event, as a person at a machine (person.rs); none for the
+-- events written before. The hash chain covers them when present.
+ALTER TABLE events ADD COLUMN person TEXT;
+ALTER TABLE events ADD COLUMN machine TEXT;
+"#,
 ];
 
 /// The append-only triggers `store verify` expects to find.

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior};
 
 use crate::error::StoreError;
+use crate::person::Person;
 use crate::schema;
 use crate::write::Writer;
 
@@ -22,6 +23,8 @@ pub struct Store {
     pub(crate) conn: Connection,
     path: PathBuf,
     listeners: Vec<CommitListener>,
+    /// Who this process writes as: recorded with every event it appends.
+    person: Option<Person>,
 }
 
 impl Store {
@@ -93,7 +96,7 @@ impl Store {
         conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA secure_delete = ON;")
             .map_err(classify)?;
         schema::migrate(&mut conn, path).map_err(|e| reclassify(e, path))?;
-        Ok(Store { conn, path: path.to_path_buf(), listeners: Vec::new() })
+        Ok(Store { conn, path: path.to_path_buf(), listeners: Vec::new(), person: Person::from_env() })
     }
 
     pub fn path(&self) -> &Path {
@@ -142,10 +145,15 @@ impl Store {
     /// **The one write path.** Runs `f` in one IMMEDIATE transaction; if it
     /// wrote anything, bumps the epoch in the same transaction, commits, then
     /// notifies the listeners. An error rolls everything back.
+    /// Write as `person` from now on (instead of the one found in the environment).
+    pub fn write_as(&mut self, person: Option<Person>) {
+        self.person = person;
+    }
+
     pub fn write<T>(&mut self, f: impl FnOnce(&mut Writer<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
         let path = self.path.clone();
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| classify(e, &path))?;
-        let mut writer = Writer::new(tx);
+        let mut writer = Writer::new(tx, self.person.clone());
         let value = f(&mut writer).map_err(|e| reclassify(e, &path))?;
         let epoch = writer.finish().map_err(|e| reclassify(e, &path))?;
         if let Some(epoch) = epoch {

@@ -18,6 +18,7 @@ const CLOCK_SKEW_SECONDS: i64 = 24 * 3600;
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use crate::error::StoreError;
+use crate::person::Person;
 use crate::read::Scope;
 use crate::sql_codec::{EventColumns, StateColumns};
 
@@ -26,11 +27,13 @@ pub struct Writer<'s> {
     wrote: bool,
     /// A person's explicit override: notes may hold what looks like a secret.
     secrets_allowed: bool,
+    /// Who is writing, recorded with each event.
+    person: Option<Person>,
 }
 
 impl<'s> Writer<'s> {
-    pub(crate) fn new(tx: Transaction<'s>) -> Writer<'s> {
-        Writer { tx, wrote: false, secrets_allowed: false }
+    pub(crate) fn new(tx: Transaction<'s>, person: Option<Person>) -> Writer<'s> {
+        Writer { tx, wrote: false, secrets_allowed: false, person }
     }
 
     /// Let the notes this writer creates hold what looks like a secret (a
@@ -373,10 +376,23 @@ impl<'s> Writer<'s> {
         let event_id: i64 = self
             .tx
             .prepare_cached(
-                "INSERT INTO events (note_id, kind, actor, at, reason, superseded_by, provenance)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id",
+                "INSERT INTO events (note_id, kind, actor, at, reason, superseded_by, provenance, person, machine)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING id",
             )?
-            .query_row(params![id, c.kind, c.actor, c.at, c.reason, c.superseded_by, c.provenance], |r| r.get(0))?;
+            .query_row(
+                params![
+                    id,
+                    c.kind,
+                    c.actor,
+                    c.at,
+                    c.reason,
+                    c.superseded_by,
+                    c.provenance,
+                    self.person.as_ref().map(|p| &p.name),
+                    self.person.as_ref().map(|p| &p.machine)
+                ],
+                |r| r.get(0),
+            )?;
         crate::chain::append(&self.tx, event_id)?;
         Ok(event_id)
     }

@@ -520,6 +520,8 @@ fn a_proposal_waits_and_on_acceptance_does_what_it_said_to_the_older_note() {
 #[test]
 fn the_review_migration_keeps_every_event_and_never_reuses_a_forgotten_events_id() {
     let mut f = fixture();
+    // Events as the versions before people were recorded wrote them.
+    f.store.write_as(None);
     let scope = ws("w");
     let (kept, forgotten) = f
         .store
@@ -537,15 +539,16 @@ fn the_review_migration_keeps_every_event_and_never_reuses_a_forgotten_events_id
     let old_sql: String =
         conn.query_row("SELECT sql FROM sqlite_master WHERE name = 'events'", [], |r| r.get(0)).unwrap();
     assert!(old_sql.contains("'accepted'"), "migrated on open: {old_sql}");
-    // Undo the workspace ids' migration (the last), the ledger's and the review's (the one before).
+    // Undo the migrations after the review's: people, workspace ids, the ledger; then the review's.
     conn.execute_batch(&format!(
-        "DROP TABLE workspace_roots; DROP TABLE workspace_moves; DROP TABLE workspace_aliases;
+        "ALTER TABLE events DROP COLUMN person; ALTER TABLE events DROP COLUMN machine;
+         DROP TABLE workspace_roots; DROP TABLE workspace_moves; DROP TABLE workspace_aliases;
          DROP TABLE delivered_notes; DROP TABLE deliveries; DELETE FROM sqlite_sequence WHERE name = 'deliveries';
          PRAGMA writable_schema = ON;
          UPDATE sqlite_master SET sql = replace(sql, ',''proposed'',''accepted''', '') WHERE name = 'events';
          PRAGMA writable_schema = OFF;
          PRAGMA user_version = {};",
-        mnemo_store::SCHEMA_VERSION - 3
+        mnemo_store::SCHEMA_VERSION - 4
     ))
     .unwrap();
     drop(conn);
@@ -688,4 +691,41 @@ fn a_path_keyed_workspace_moves_to_its_repositorys_id_with_vectors_ledger_and_hi
     let conn = rusqlite::Connection::open(&f.path).unwrap();
     let refused = conn.execute("DELETE FROM workspace_moves", []).unwrap_err().to_string();
     assert!(refused.contains("workspace moves are append-only"), "{refused}");
+}
+
+#[test]
+fn every_event_records_the_person_and_machine_and_the_chain_covers_them() {
+    use mnemo_store::person::Person;
+    let mut f = fixture();
+    f.store.write_as(Some(Person { name: "alice".into(), machine: "laptop".into() }));
+    let id = f.store.write(|w| w.create("w", note(Kind::Gotcha, "a"), Actor::Agent, Timestamp(1))).unwrap();
+    f.store.write_as(Some(Person { name: "bob".into(), machine: "ci".into() }));
+    f.store
+        .write(|w| {
+            let event = EventData {
+                kind: EventKind::Revoked,
+                actor: Actor::Human,
+                at: Timestamp(2),
+                reason: Some("no".into()),
+            };
+            w.append(&ws("w"), id, event)
+        })
+        .unwrap();
+    let history = f.store.history(&ws("w"), id).unwrap();
+    let who: Vec<String> = history.iter().map(|e| e.by.as_ref().unwrap().describe()).collect();
+    assert_eq!(who, ["alice@laptop", "bob@ci"]);
+    assert!(f.store.verify().unwrap().is_clean());
+    // Rewriting who did it, under the triggers' nose, breaks the chain.
+    drop(f.store);
+    let conn = rusqlite::Connection::open(&f.path).unwrap();
+    conn.execute_batch(
+        "DROP TRIGGER events_are_append_only; UPDATE events SET person = 'mallory' WHERE person = 'bob';",
+    )
+    .unwrap();
+    drop(conn);
+    let report = Store::open(&f.path).unwrap().verify().unwrap();
+    assert!(
+        report.problems.iter().any(|(what, why)| what == "event 2" && why.contains("hash link does not match")),
+        "{report:?}"
+    );
 }

@@ -50,6 +50,8 @@ pub fn event_json(event: &StoredEvent) -> Value {
         "reason": d.reason,
         "superseded_by": superseded_by,
         "provenance": provenance,
+        "person": event.by.as_ref().map(|p| &p.name),
+        "machine": event.by.as_ref().map(|p| &p.machine),
     })
 }
 
@@ -95,7 +97,8 @@ pub fn event_text(event: &StoredEvent) -> String {
         _ => String::new(),
     };
     let reason = d.reason.as_deref().map(|r| format!(" — {r}")).unwrap_or_default();
-    format!("{}  {}{detail} (by {}){reason}", d.at.rfc3339(), d.kind.name(), d.actor)
+    let who = event.by.as_ref().map(|p| format!(", {}", p.describe())).unwrap_or_default();
+    format!("{}  {}{detail} (by {}{who}){reason}", d.at.rfc3339(), d.kind.name(), d.actor)
 }
 
 pub fn print_json(value: &Value) {
