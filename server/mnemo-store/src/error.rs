@@ -39,6 +39,8 @@ pub enum StoreError {
         .known.join(", ")
     )]
     UnknownClone { id: String, root: String, origin: String, known: Vec<String> },
+    #[error("PostgreSQL: {what}: {reason}")]
+    Postgres { what: String, reason: String },
     #[error("this is a checkout of workspace {workspace}; check it in from there (or pass --workspace)")]
     CheckoutOfOtherWorkspace { workspace: String },
     #[error(

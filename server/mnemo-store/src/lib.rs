@@ -23,6 +23,7 @@ mod lexical;
 pub mod mirror;
 pub mod paths;
 pub mod person;
+pub mod postgres;
 mod read;
 pub mod recall;
 pub mod repo_file;

@@ -145,6 +145,12 @@ impl Store {
     /// **The one write path.** Runs `f` in one IMMEDIATE transaction; if it
     /// wrote anything, bumps the epoch in the same transaction, commits, then
     /// notifies the listeners. An error rolls everything back.
+    /// Whether the file has table `name` (tables made on first use, such as the vectors').
+    pub(crate) fn has_table(&self, name: &str) -> Result<bool, StoreError> {
+        let sql = "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') AND name = ?1)";
+        Ok(self.conn.query_row(sql, [name], |r| r.get(0))?)
+    }
+
     /// Write as `person` from now on (instead of the one found in the environment).
     pub fn write_as(&mut self, person: Option<Person>) {
         self.person = person;

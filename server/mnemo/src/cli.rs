@@ -493,6 +493,18 @@ pub enum StoreCommand {
         #[arg(long)]
         all_workspaces: bool,
     },
+    /// Copy a store (every event, state and vector) into a PostgreSQL database; again copies only what is new
+    #[command(after_help = "Examples:
+  mnemo store copy --to postgres://mnemo@db.internal/mnemo
+  mnemo store copy --from ~/old/memory.db --to 'postgres:///mnemo?host=/run/postgresql'")]
+    Copy {
+        /// The SQLite store to copy [default: this store]
+        #[arg(long)]
+        from: Option<PathBuf>,
+        /// The PostgreSQL database: a postgres:// URL (a Unix socket as ?host=/dir)
+        #[arg(long)]
+        to: String,
+    },
 }
 
 #[derive(Subcommand)]

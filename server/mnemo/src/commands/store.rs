@@ -1,4 +1,4 @@
-//! `mnemo store verify` and `mnemo store stats`.
+//! `mnemo store verify`, `mnemo store stats` and `mnemo store copy`.
 
 use std::process::ExitCode;
 
@@ -9,8 +9,12 @@ use crate::context::Context;
 use crate::output::print_json;
 
 pub fn run(ctx: &Context, command: StoreCommand) -> anyhow::Result<ExitCode> {
+    if let StoreCommand::Copy { from, to } = &command {
+        return copy(ctx, from.as_deref(), to);
+    }
     let store = ctx.open()?;
     match command {
+        StoreCommand::Copy { .. } => unreachable!("answered above"),
         StoreCommand::Verify => {
             let report = store.verify()?;
             if ctx.json {
@@ -78,4 +82,33 @@ pub fn run(ctx: &Context, command: StoreCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `mnemo store copy`: a SQLite store into PostgreSQL (`mnemo_store::postgres`).
+fn copy(ctx: &Context, from: Option<&std::path::Path>, to: &str) -> anyhow::Result<ExitCode> {
+    use mnemo_store::postgres;
+    if !postgres::is_postgres(to) {
+        anyhow::bail!("--to must be a postgres:// URL (a PostgreSQL database), not '{to}'");
+    }
+    let from = from.unwrap_or(&ctx.store_path);
+    if !from.is_file() {
+        anyhow::bail!("no store at {}: pass --from with a store file", from.display());
+    }
+    let store = mnemo_store::Store::open(from)?;
+    let mut client = postgres::connect(to)?;
+    let report = postgres::copy_into(&store, &mut client)?;
+    if ctx.json {
+        print_json(&json!(report));
+    } else {
+        println!(
+            "copied {} notes, {} events and {} vectors into {} ({} events there now, chain head {})",
+            report.notes_added,
+            report.events_added,
+            report.vectors_added,
+            postgres::redact(to),
+            report.events_total,
+            report.chain_head
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,136 @@
+-- The shared store on PostgreSQL: the same tables as the SQLite file, with
+-- the event log's guarantees enforced by the database. Events, notes,
+-- anchors and the hash chain refuse UPDATE and DELETE in triggers (forget,
+-- the one hard delete, will set `mnemo.forget` for its own transaction), and
+-- the role mnemo writes with (mnemo_writer) is granted no UPDATE or DELETE
+-- on them at all. Idempotent: run on every connect.
+CREATE EXTENSION IF NOT EXISTS vector;
+
+CREATE TABLE IF NOT EXISTS notes (
+    id          BIGINT  PRIMARY KEY,
+    workspace   TEXT    NOT NULL,
+    kind        TEXT    NOT NULL CHECK (kind IN ('directive','task','gotcha','finding','reference','decision','operational')),
+    priority    TEXT    NOT NULL CHECK (priority IN ('high','medium','low')),
+    title       TEXT    NOT NULL CHECK (length(title) > 0),
+    body        TEXT    NOT NULL,
+    provenance  TEXT    NOT NULL CHECK (provenance IN ('auto','agent','user-stated','human')),
+    quote       TEXT,
+    created_at  BIGINT  NOT NULL
+);
+CREATE INDEX IF NOT EXISTS notes_by_workspace ON notes (workspace, kind, id);
+
+CREATE TABLE IF NOT EXISTS anchors (
+    note_id         BIGINT  NOT NULL REFERENCES notes (id),
+    position        BIGINT  NOT NULL,
+    path            TEXT    NOT NULL,
+    start_line      BIGINT  NOT NULL,
+    end_line        BIGINT  NOT NULL,
+    content_sha256  TEXT,
+    PRIMARY KEY (note_id, position)
+);
+
+CREATE TABLE IF NOT EXISTS events (
+    id             BIGINT  PRIMARY KEY,
+    note_id        BIGINT  NOT NULL REFERENCES notes (id),
+    kind           TEXT    NOT NULL CHECK (kind IN ('created','superseded','revoked','stale_flagged','reinstated','promoted','expired','proposed','accepted')),
+    actor          TEXT    NOT NULL CHECK (actor IN ('agent','human','system')),
+    at             BIGINT  NOT NULL,
+    reason         TEXT,
+    superseded_by  BIGINT  REFERENCES notes (id),
+    provenance     TEXT    CHECK (provenance IN ('auto','agent','user-stated','human')),
+    person         TEXT,
+    machine        TEXT
+);
+CREATE INDEX IF NOT EXISTS events_by_note ON events (note_id, id);
+
+CREATE TABLE IF NOT EXISTS event_chain (event_id BIGINT PRIMARY KEY, hash TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS forgotten_events (event_id BIGINT PRIMARY KEY);
+
+CREATE TABLE IF NOT EXISTS note_state (
+    note_id        BIGINT  PRIMARY KEY REFERENCES notes (id),
+    workspace      TEXT    NOT NULL,
+    status         TEXT    NOT NULL,
+    status_at      BIGINT  NOT NULL,
+    status_reason  TEXT,
+    superseded_by  BIGINT,
+    provenance     TEXT    NOT NULL,
+    live_since     BIGINT  NOT NULL,
+    last_event_id  BIGINT  NOT NULL
+);
+CREATE INDEX IF NOT EXISTS note_state_by_workspace ON note_state (workspace, status);
+
+CREATE TABLE IF NOT EXISTS drift_observations (
+    note_id      BIGINT  NOT NULL REFERENCES notes (id),
+    path         TEXT    NOT NULL,
+    observation  TEXT    NOT NULL,
+    observed_at  BIGINT  NOT NULL,
+    PRIMARY KEY (note_id, path, observation)
+);
+
+CREATE TABLE IF NOT EXISTS deliveries (
+    id         BIGINT  PRIMARY KEY,
+    workspace  TEXT    NOT NULL,
+    session    TEXT    NOT NULL,
+    moment     TEXT    NOT NULL,
+    at         BIGINT  NOT NULL,
+    bytes      BIGINT  NOT NULL
+);
+CREATE TABLE IF NOT EXISTS delivered_notes (
+    delivery_id  BIGINT  NOT NULL REFERENCES deliveries (id),
+    note_id      BIGINT  NOT NULL,
+    shown        TEXT    NOT NULL CHECK (shown IN ('full', 'listed')),
+    PRIMARY KEY (delivery_id, note_id)
+);
+
+CREATE TABLE IF NOT EXISTS workspace_roots (
+    root       TEXT    PRIMARY KEY,
+    workspace  TEXT    NOT NULL,
+    source     TEXT    NOT NULL,
+    origin     TEXT,
+    seen_at    BIGINT  NOT NULL
+);
+CREATE TABLE IF NOT EXISTS workspace_moves (
+    from_id  TEXT    PRIMARY KEY,
+    to_id    TEXT    NOT NULL,
+    at       BIGINT  NOT NULL,
+    root     TEXT
+);
+CREATE TABLE IF NOT EXISTS workspace_aliases (alias TEXT PRIMARY KEY, workspace TEXT NOT NULL);
+
+-- Vectors: one row per chunk of a note (the model in vector_index); pgvector
+-- without a fixed dimension, so a store moves whatever model it was made with.
+CREATE TABLE IF NOT EXISTS vector_index (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS note_vectors (
+    chunk      BIGINT  PRIMARY KEY,
+    note_id    BIGINT  NOT NULL REFERENCES notes (id),
+    workspace  TEXT    NOT NULL,
+    embedding  vector  NOT NULL
+);
+CREATE INDEX IF NOT EXISTS note_vectors_by_note ON note_vectors (note_id);
+CREATE TABLE IF NOT EXISTS note_token_signs (note_id BIGINT PRIMARY KEY REFERENCES notes (id), signs BYTEA NOT NULL);
+
+CREATE OR REPLACE FUNCTION mnemo_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'DELETE' AND current_setting('mnemo.forget', true) = 'on'
+       AND TG_TABLE_NAME IN ('notes', 'anchors', 'events') THEN
+        RETURN OLD;
+    END IF;
+    RAISE EXCEPTION 'mnemo: % is append-only; % is not allowed', TG_TABLE_NAME, TG_OP;
+END $$;
+
+DO $$
+DECLARE t TEXT;
+BEGIN
+    FOREACH t IN ARRAY ARRAY['notes', 'anchors', 'events', 'event_chain', 'forgotten_events', 'workspace_moves'] LOOP
+        EXECUTE format('CREATE OR REPLACE TRIGGER %I BEFORE UPDATE OR DELETE ON %I FOR EACH ROW EXECUTE FUNCTION mnemo_append_only()',
+                       t || '_are_append_only', t);
+    END LOOP;
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mnemo_writer') THEN
+        CREATE ROLE mnemo_writer NOLOGIN;
+    END IF;
+END $$;
+
+GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA public TO mnemo_writer;
+GRANT UPDATE ON note_state, deliveries, workspace_roots, workspace_aliases, vector_index, note_vectors, note_token_signs TO mnemo_writer;
+GRANT DELETE ON deliveries, delivered_notes, note_state, note_vectors, note_token_signs, drift_observations TO mnemo_writer;
+REVOKE UPDATE, DELETE ON notes, anchors, events, event_chain, forgotten_events, workspace_moves FROM mnemo_writer;
