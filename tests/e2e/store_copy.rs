@@ -5,6 +5,8 @@
 //! everyone, no UPDATE or DELETE granted to the writer role); another
 //! store's ids are refused with nothing copied; bad locations are said.
 
+use serde_json::json;
+
 use crate::pg_server::PgServer;
 use crate::support::{Env, parse_id};
 
@@ -78,12 +80,40 @@ fn a_store_is_copied_whole_once_and_the_database_keeps_its_log_append_only() {
         assert!(refused.as_db_error().unwrap().message().contains("is append-only"), "{statement}: {refused}");
     }
 
+    // Back into a file: the same log, and verify of the database itself (through that replay).
+    let back = env.home.join("back.db");
+    let returned = env.json(&["store", "copy", "--from", &url, "--to", back.to_str().unwrap()]);
+    assert_eq!(
+        (returned["notes_added"].as_u64(), returned["chain_head"].clone()),
+        (Some(3), first["chain_head"].clone())
+    );
+    assert!(returned["vectors_added"].as_u64().unwrap() >= 3, "{returned}");
+    let copy_verify = env.json(&["--store", back.to_str().unwrap(), "store", "verify"]);
+    assert_eq!((copy_verify["head"].clone(), copy_verify["problems"].clone()), (verify["head"].clone(), json!([])));
+    let shown = env.json(&["--store", back.to_str().unwrap(), "show", &lock.to_string()]);
+    assert_eq!(shown["anchors"][0]["path"], "src/lock.rs");
+    let again = env.json(&["store", "copy", "--from", &url, "--to", back.to_str().unwrap()]);
+    assert_eq!(again["notes_added"], 0);
+    let checked = env.run(&["--store", &url, "store", "verify"]);
+    assert!(checked.status.success(), "{}", String::from_utf8_lossy(&checked.stdout));
+    assert!(String::from_utf8_lossy(&checked.stdout).starts_with("clean: 3 notes"));
+    let unsupported = env.fails(&["--store", &url, "list"], 1);
+    assert!(
+        unsupported.contains("is a PostgreSQL store: only `store verify` and `store copy` work on it yet"),
+        "{unsupported}"
+    );
+
     // Another store's note #1 cannot land on this one's: refused, nothing copied.
     let other = Env::new();
     other.ok(&["remember", "--kind", "finding", "--title", "Another team's note"]);
     let refused = other.fails(&["store", "copy", "--to", &url], 1);
     assert!(refused.contains("nothing was copied") && refused.contains("another note with id 1"), "{refused}");
     assert_eq!(count(&mut client, "SELECT count(*) FROM notes"), 3);
+    // A guard dropped in the database is what verify reports.
+    client.batch_execute("DROP TRIGGER events_are_append_only ON events").unwrap();
+    let out = env.run(&["--store", &url, "store", "verify"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("trigger events_are_append_only: is gone"));
 }
 
 #[test]
@@ -91,7 +121,7 @@ fn a_bad_location_is_said_and_a_password_never_printed() {
     let env = Env::new();
     env.ok(&["remember", "--kind", "finding", "--title", "x"]);
     let said = env.fails(&["store", "copy", "--to", "/tmp/elsewhere.db"], 1);
-    assert!(said.contains("--to must be a postgres:// URL"), "{said}");
+    assert!(said.contains("one side of a copy is a postgres:// URL and the other a store file"), "{said}");
     let nowhere = env.home.join("no-server");
     std::fs::create_dir_all(&nowhere).unwrap();
     let url = format!("postgres://mnemo:hunter2@localhost:5/x?host={}", nowhere.display());

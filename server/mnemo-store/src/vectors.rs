@@ -270,7 +270,7 @@ fn delete_chunks(tx: &rusqlite::Transaction<'_>, id: NoteId) -> Result<(), Store
     Ok(())
 }
 
-fn create_vector_table(tx: &rusqlite::Transaction<'_>, model: &str, dims: usize) -> Result<(), StoreError> {
+pub(crate) fn create_vector_table(tx: &rusqlite::Transaction<'_>, model: &str, dims: usize) -> Result<(), StoreError> {
     tx.execute_batch(&format!(
         "DROP TABLE IF EXISTS note_vectors;
          DROP TABLE IF EXISTS note_vector_chunks;

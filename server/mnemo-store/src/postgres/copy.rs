@@ -10,6 +10,7 @@ use postgres::types::ToSql;
 use rusqlite::types::Value;
 
 use super::pg;
+use super::tables::{TABLES, Table, Ty, dollar};
 use crate::error::StoreError;
 use crate::store::Store;
 
@@ -22,159 +23,6 @@ pub struct CopyReport {
     pub events_total: i64,
     pub chain_head: String,
 }
-
-/// A column's type, for a NULL's sake.
-#[derive(Clone, Copy)]
-enum Ty {
-    Int,
-    Text,
-    Bytes,
-}
-
-struct Table {
-    name: &'static str,
-    columns: &'static [(&'static str, Ty)],
-    key: &'static str,
-    /// Columns compared when the key is there already (the row must be the same).
-    same: &'static [&'static str],
-    /// On a key already there: update these columns (a cache), or skip.
-    refresh: bool,
-}
-
-use Ty::{Bytes, Int, Text};
-
-const TABLES: &[Table] = &[
-    Table {
-        name: "notes",
-        columns: &[
-            ("id", Int),
-            ("workspace", Text),
-            ("kind", Text),
-            ("priority", Text),
-            ("title", Text),
-            ("body", Text),
-            ("provenance", Text),
-            ("quote", Text),
-            ("created_at", Int),
-        ],
-        key: "id",
-        same: &["workspace", "title", "body", "created_at"],
-        refresh: false,
-    },
-    Table {
-        name: "anchors",
-        columns: &[
-            ("note_id", Int),
-            ("position", Int),
-            ("path", Text),
-            ("start_line", Int),
-            ("end_line", Int),
-            ("content_sha256", Text),
-        ],
-        key: "note_id, position",
-        same: &[],
-        refresh: false,
-    },
-    Table {
-        name: "events",
-        columns: &[
-            ("id", Int),
-            ("note_id", Int),
-            ("kind", Text),
-            ("actor", Text),
-            ("at", Int),
-            ("reason", Text),
-            ("superseded_by", Int),
-            ("provenance", Text),
-            ("person", Text),
-            ("machine", Text),
-        ],
-        key: "id",
-        same: &["note_id", "kind", "at"],
-        refresh: false,
-    },
-    Table {
-        name: "event_chain",
-        columns: &[("event_id", Int), ("hash", Text)],
-        key: "event_id",
-        same: &["hash"],
-        refresh: false,
-    },
-    Table { name: "forgotten_events", columns: &[("event_id", Int)], key: "event_id", same: &[], refresh: false },
-    Table {
-        name: "note_state",
-        columns: &[
-            ("note_id", Int),
-            ("workspace", Text),
-            ("status", Text),
-            ("status_at", Int),
-            ("status_reason", Text),
-            ("superseded_by", Int),
-            ("provenance", Text),
-            ("live_since", Int),
-            ("last_event_id", Int),
-        ],
-        key: "note_id",
-        same: &[],
-        refresh: true,
-    },
-    Table {
-        name: "drift_observations",
-        columns: &[("note_id", Int), ("path", Text), ("observation", Text), ("observed_at", Int)],
-        key: "note_id, path, observation",
-        same: &[],
-        refresh: false,
-    },
-    Table {
-        name: "deliveries",
-        columns: &[("id", Int), ("workspace", Text), ("session", Text), ("moment", Text), ("at", Int), ("bytes", Int)],
-        key: "id",
-        same: &["session", "at"],
-        refresh: false,
-    },
-    Table {
-        name: "delivered_notes",
-        columns: &[("delivery_id", Int), ("note_id", Int), ("shown", Text)],
-        key: "delivery_id, note_id",
-        same: &[],
-        refresh: false,
-    },
-    Table {
-        name: "workspace_roots",
-        columns: &[("root", Text), ("workspace", Text), ("source", Text), ("origin", Text), ("seen_at", Int)],
-        key: "root",
-        same: &[],
-        refresh: true,
-    },
-    Table {
-        name: "workspace_moves",
-        columns: &[("from_id", Text), ("to_id", Text), ("at", Int), ("root", Text)],
-        key: "from_id",
-        same: &["to_id"],
-        refresh: false,
-    },
-    Table {
-        name: "workspace_aliases",
-        columns: &[("alias", Text), ("workspace", Text)],
-        key: "alias",
-        same: &[],
-        refresh: true,
-    },
-    Table {
-        name: "vector_index",
-        columns: &[("key", Text), ("value", Text)],
-        key: "key",
-        same: &["value"],
-        refresh: false,
-    },
-    Table {
-        name: "note_token_signs",
-        columns: &[("note_id", Int), ("signs", Bytes)],
-        key: "note_id",
-        same: &[],
-        refresh: true,
-    },
-];
 
 /// Copy `store` into the database `client` is connected to (schema made).
 pub fn copy_into(store: &Store, client: &mut postgres::Client) -> Result<CopyReport, StoreError> {
@@ -218,23 +66,10 @@ pub fn copy_into(store: &Store, client: &mut postgres::Client) -> Result<CopyRep
 
 /// Insert every row of `table` not there yet; a key there with other content stops the copy.
 fn copy_table(store: &Store, tx: &mut postgres::Transaction<'_>, table: &Table) -> Result<u64, StoreError> {
-    let names: Vec<&str> = table.columns.iter().map(|c| c.0).collect();
-    let placeholders: Vec<String> = (1..=names.len()).map(|i| format!("${i}")).collect();
-    let on_conflict = if table.refresh {
-        let sets: Vec<String> = names.iter().map(|n| format!("{n} = EXCLUDED.{n}")).collect();
-        format!("ON CONFLICT ({}) DO UPDATE SET {}", table.key, sets.join(", "))
-    } else {
-        format!("ON CONFLICT ({}) DO NOTHING", table.key)
-    };
-    let insert =
-        format!("INSERT INTO {} ({}) VALUES ({}) {on_conflict}", table.name, names.join(", "), placeholders.join(", "));
-    let insert = tx.prepare(&insert).map_err(|e| pg(&format!("cannot copy {}", table.name), e))?;
-    let key_columns: Vec<&str> = table.key.split(", ").collect();
-    let check = (!table.same.is_empty()).then(|| {
-        let conditions: Vec<String> =
-            key_columns.iter().enumerate().map(|(i, k)| format!("{k} = ${}", i + 1)).collect();
-        format!("SELECT {} FROM {} WHERE {}", table.same.join(", "), table.name, conditions.join(" AND "))
-    });
+    let names = table.names();
+    let insert = tx.prepare(&table.insert_sql(dollar)).map_err(|e| pg(&format!("cannot copy {}", table.name), e))?;
+    let key_columns = table.key_columns();
+    let check = table.same_sql(dollar);
     let mut stmt = store.conn.prepare(&format!("SELECT {} FROM {}", names.join(", "), table.name))?;
     let rows = stmt.query_map([], |r| (0..names.len()).map(|i| r.get::<_, Value>(i)).collect::<Result<Vec<_>, _>>())?;
     let mut added = 0;
@@ -312,13 +147,13 @@ fn to_pg(value: &Value, ty: Ty) -> Box<dyn ToSql + Sync> {
         (Value::Text(t), _) => Box::new(t.clone()),
         (Value::Blob(b), _) => Box::new(b.clone()),
         (Value::Real(f), _) => Box::new(*f),
-        (Value::Null, Int) => Box::new(None::<i64>),
-        (Value::Null, Text) => Box::new(None::<String>),
-        (Value::Null, Bytes) => Box::new(None::<Vec<u8>>),
+        (Value::Null, Ty::Int) => Box::new(None::<i64>),
+        (Value::Null, Ty::Text) => Box::new(None::<String>),
+        (Value::Null, Ty::Bytes) => Box::new(None::<Vec<u8>>),
     }
 }
 
-/// Whether column `i` of a database row holds `value`.
+/// Whether column `i` of a PostgreSQL row holds `value`.
 fn same(row: &postgres::Row, i: usize, value: &Value) -> bool {
     match value {
         Value::Integer(v) => row.get::<_, Option<i64>>(i) == Some(*v),

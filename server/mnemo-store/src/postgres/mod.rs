@@ -1,14 +1,18 @@
 //! The shared store on PostgreSQL (with pgvector), for a team: its schema
 //! (`schema.sql`: the same tables as the SQLite file, append-only enforced
 //! by triggers and by what the `mnemo_writer` role is granted) and copying a
-//! SQLite store into it (`copy.rs`), every event and vector, idempotently.
+//! SQLite store into it (`copy.rs`) and back (`copy_back.rs`), every event
+//! and vector, idempotently, over one list of tables (`tables.rs`).
 //! Reading and writing a PostgreSQL store through the same interface as the
 //! SQLite one is the next step; until then this is how a team's store is
 //! seeded and checked.
 
 mod copy;
+mod copy_back;
+mod tables;
 
 pub use copy::{CopyReport, copy_into};
+pub use copy_back::copy_out;
 
 use crate::error::StoreError;
 
@@ -21,14 +25,66 @@ pub fn is_postgres(location: &str) -> bool {
 }
 
 /// Connect to `url` (a `postgres://` URL; a Unix socket directory as
-/// `host=/path` in its query) and make sure the schema is there.
+/// `host=/path` in its query) and make sure the schema is there (a copy
+/// into it).
 pub fn connect(url: &str) -> Result<postgres::Client, StoreError> {
-    let mut client = postgres::Client::connect(url, postgres::NoTls).map_err(|e| StoreError::Postgres {
-        what: format!("cannot connect to {}", redact(url)),
-        reason: e.to_string(),
-    })?;
+    let mut client = connect_as_is(url)?;
     client.batch_execute(SCHEMA).map_err(|e| pg("cannot create the schema", e))?;
     Ok(client)
+}
+
+/// Connect to `url` and change nothing (reading it back, verifying it: a
+/// dropped guard must be found, not quietly made again).
+pub fn connect_as_is(url: &str) -> Result<postgres::Client, StoreError> {
+    postgres::Client::connect(url, postgres::NoTls)
+        .map_err(|e| StoreError::Postgres { what: format!("cannot connect to {}", redact(url)), reason: e.to_string() })
+}
+
+/// `store verify` of a PostgreSQL store: copied into a private temporary
+/// SQLite file (the same replay, the same hash chain), plus the database's
+/// own guards — the append-only triggers, and no UPDATE or DELETE granted
+/// to `mnemo_writer` on the log.
+pub fn verify(client: &mut postgres::Client) -> Result<crate::verify::VerifyReport, StoreError> {
+    let path =
+        std::env::temp_dir().join(format!("mnemo-verify-{}-{:?}.db", std::process::id(), std::thread::current().id()));
+    let _ = std::fs::remove_file(&path);
+    let report = (|| {
+        let mut store = crate::Store::open(&path)?;
+        copy_out(client, &mut store)?;
+        let mut report = store.verify()?;
+        // The file's own triggers are the file's; the database's are checked below.
+        report.problems.retain(|(place, _)| !place.starts_with("trigger "));
+        for table in ["notes", "anchors", "events", "event_chain", "forgotten_events", "workspace_moves"] {
+            let trigger = format!("{table}_are_append_only");
+            let there: bool = client
+                .query_one(
+                    "SELECT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = $1 AND NOT tgisinternal)",
+                    &[&trigger],
+                )
+                .map_err(|e| pg("cannot read the triggers", e))?
+                .get(0);
+            if !there {
+                report
+                    .problems
+                    .push((format!("trigger {trigger}"), "is gone: the append-only guard was dropped".into()));
+            }
+            let granted: bool = client
+                .query_one(
+                    "SELECT has_table_privilege('mnemo_writer', $1, 'UPDATE') OR has_table_privilege('mnemo_writer', $1, 'DELETE')",
+                    &[&table],
+                )
+                .map_err(|e| pg("cannot read the grants", e))?
+                .get(0);
+            if granted {
+                report.problems.push((format!("table {table}"), "mnemo_writer may UPDATE or DELETE it".into()));
+            }
+        }
+        Ok(report)
+    })();
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+    report
 }
 
 /// A database error, said with what was being done.
