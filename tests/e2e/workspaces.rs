@@ -139,6 +139,8 @@ fn a_committed_id_is_shared_by_clones_of_the_repository_and_refused_to_another()
         .spawn()
         .unwrap();
     let delivered = hook.wait_with_output().unwrap();
+    assert_eq!(delivered.status.code(), Some(1), "the hook fails loudly");
+    assert!(String::from_utf8_lossy(&delivered.stderr).contains("mnemo workspace join"));
     assert!(
         !String::from_utf8_lossy(&delivered.stdout).contains("Never push to main"),
         "no directive reaches the hostile repository's agent"
@@ -173,4 +175,9 @@ fn a_person_can_join_a_clone_whose_origin_differs_and_a_bad_committed_id_says_wh
     let (code, _, err) = run_in(&env, &fork, &["list"]);
     assert_eq!(code, 1);
     assert!(err.contains(".mnemo/workspace.toml holds no usable id") && err.contains("mnemo workspace init"), "{err}");
+    // Which `init --new` mends (a broken file cannot be read, so it does not stand in the way).
+    let (code, _, said) = run_in(&env, &fork, &["workspace", "init", "--new"]);
+    assert_eq!(code, 0, "{said}");
+    assert!(titles_in(&env, &fork).is_empty(), "an id of its own now");
+    assert_eq!(titles_in(&env, &app), ["Shared finding"], "leaving a shared id leaves its notes with the others");
 }

@@ -48,7 +48,8 @@ impl Context {
         let now = clock.now()?;
         let cwd = std::env::current_dir().context("cannot read the current directory")?;
         let claimed = Workspace::resolve(global.workspace.as_deref(), &cwd)?;
-        let workspace = admit(&store_path, claimed, now, false)?;
+        // As the store admits it (`workspace::admission`): a refused committed id is an error.
+        let workspace = mnemo_store::workspace::admit_at(&store_path, claimed, now, false)?;
         Ok(Context {
             store_path,
             workspace,
@@ -180,19 +181,6 @@ pub fn store_path(global: &Global) -> anyhow::Result<PathBuf> {
             .with_context(|| format!("cannot create the store's directory {}", dir.display()))?;
     }
     Ok(path)
-}
-
-/// The workspace `claimed` as the store at `store_path` admits it (its
-/// notes may move to the id the repository claims: `workspace::admission`).
-/// A store that cannot be opened here is left to the command to report;
-/// a refused committed id is an error.
-pub fn admit(
-    store_path: &std::path::Path,
-    claimed: Workspace,
-    now: Timestamp,
-    join: bool,
-) -> anyhow::Result<Workspace> {
-    Ok(mnemo_store::workspace::admit_at(store_path, claimed, now, join)?)
 }
 
 /// The error and its causes on one line, without repeating a cause its parent already says.

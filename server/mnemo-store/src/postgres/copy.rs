@@ -36,14 +36,8 @@ pub fn copy_into(store: &Store, client: &mut postgres::Client) -> Result<CopyRep
             added.insert(table.name, copy_table(store, &mut tx, table)?);
         }
         let vectors_added = copy_vectors(store, &mut tx)?;
-        let events_total: i64 =
-            tx.query_one("SELECT count(*) FROM events", &[]).map_err(|e| pg("cannot count events", e))?.get(0);
+        let (events_total, chain_head) = super::log_of(&mut tx)?;
         let source_events: i64 = store.conn.query_row("SELECT count(*) FROM events", [], |r| r.get(0))?;
-        let chain_head = tx
-            .query_opt("SELECT hash FROM event_chain ORDER BY event_id DESC LIMIT 1", &[])
-            .map_err(|e| pg("cannot read the chain", e))?
-            .map(|r| r.get::<_, String>(0))
-            .unwrap_or_else(|| crate::chain::GENESIS.to_string());
         let source_head = crate::chain::head(&store.conn)?;
         if events_total != source_events || chain_head != source_head {
             return Err(StoreError::Postgres {

@@ -38,7 +38,7 @@ pub fn copy_out(client: &mut postgres::Client, store: &mut Store) -> Result<Copy
         w.mark_written();
         let events: i64 = w.transaction().query_row("SELECT count(*) FROM events", [], |r| r.get(0))?;
         let head = crate::chain::head(w.transaction())?;
-        let (source_events, source_head) = source_log(&mut snapshot)?;
+        let (source_events, source_head) = super::log_of(&mut snapshot)?;
         if events != source_events || head != source_head {
             return Err(StoreError::Postgres {
                 what: "the copy does not match its source; nothing was written".into(),
@@ -49,7 +49,7 @@ pub fn copy_out(client: &mut postgres::Client, store: &mut Store) -> Result<Copy
         }
         Ok(())
     })?;
-    let (events_total, chain_head) = source_log(&mut snapshot)?;
+    let (events_total, chain_head) = super::log_of(&mut snapshot)?;
     Ok(CopyReport {
         notes_added: added.get("notes").copied().unwrap_or(0),
         events_added: added.get("events").copied().unwrap_or(0),
@@ -57,17 +57,6 @@ pub fn copy_out(client: &mut postgres::Client, store: &mut Store) -> Result<Copy
         events_total,
         chain_head,
     })
-}
-
-fn source_log(snapshot: &mut postgres::Transaction<'_>) -> Result<(i64, String), StoreError> {
-    let events: i64 =
-        snapshot.query_one("SELECT count(*) FROM events", &[]).map_err(|e| pg("cannot count events", e))?.get(0);
-    let head = snapshot
-        .query_opt("SELECT hash FROM event_chain ORDER BY event_id DESC LIMIT 1", &[])
-        .map_err(|e| pg("cannot read the chain", e))?
-        .map(|r| r.get::<_, String>(0))
-        .unwrap_or_else(|| crate::chain::GENESIS.to_string());
-    Ok((events, head))
 }
 
 fn copy_table(snapshot: &mut postgres::Transaction<'_>, w: &mut Writer<'_>, table: &Table) -> Result<u64, StoreError> {

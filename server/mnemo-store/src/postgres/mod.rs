@@ -87,6 +87,19 @@ pub fn verify(client: &mut postgres::Client) -> Result<crate::verify::VerifyRepo
     report
 }
 
+/// The database's event count and chain head (the genesis when empty): what
+/// a copy compares with its source's.
+pub(crate) fn log_of(client: &mut impl postgres::GenericClient) -> Result<(i64, String), StoreError> {
+    let events: i64 =
+        client.query_one("SELECT count(*) FROM events", &[]).map_err(|e| pg("cannot count events", e))?.get(0);
+    let head = client
+        .query_opt("SELECT hash FROM event_chain ORDER BY event_id DESC LIMIT 1", &[])
+        .map_err(|e| pg("cannot read the chain", e))?
+        .map(|r| r.get::<_, String>(0))
+        .unwrap_or_else(|| crate::chain::GENESIS.to_string());
+    Ok((events, head))
+}
+
 /// A database error, said with what was being done.
 pub(crate) fn pg(what: &str, e: postgres::Error) -> StoreError {
     let reason = e.as_db_error().map_or_else(|| e.to_string(), |d| d.message().to_string());

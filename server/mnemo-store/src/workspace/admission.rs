@@ -100,9 +100,12 @@ impl Store {
             }
         }
         let before = self.follow(registered.as_deref().unwrap_or(&root))?;
-        let source = format!("{:?}", workspace.source).to_lowercase();
+        let source = workspace.source.as_str().to_string();
         let origin = workspace.origin.clone();
-        let holds_notes = before != id && self.holds_anything(&before)?;
+        // A shared id this directory leaves stays with the other directories
+        // that joined it; only a workspace of this directory's own moves.
+        let shared_elsewhere = self.roots_of(&before)?.iter().any(|known| known.root != root);
+        let holds_notes = before != id && !shared_elsewhere && self.holds_anything(&before)?;
         self.write(|w| {
             if holds_notes {
                 w.move_workspace(&before, &id, &root, now)?;

@@ -32,6 +32,17 @@ pub enum IdSource {
 }
 
 impl IdSource {
+    /// The word stored for it (`workspace_roots.source`).
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            IdSource::Committed => "committed",
+            IdSource::Origin => "origin",
+            IdSource::MainWorktree => "main-worktree",
+            IdSource::Directory => "directory",
+            IdSource::Named => "named",
+        }
+    }
+
     /// How `mnemo workspace` says it.
     pub fn describe(&self) -> &'static str {
         match self {

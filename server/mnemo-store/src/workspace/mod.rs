@@ -45,10 +45,20 @@ impl Workspace {
     /// workspace name only when it looks like a name (no `/`, not `.`/`~`-led);
     /// a mistyped path is an error, not a new empty workspace.
     pub fn resolve(explicit: Option<&str>, cwd: &Path) -> Result<Workspace, WorkspaceError> {
+        let directory = Workspace::resolve_directory(explicit, cwd)?;
+        let (Some(root), Some(path_id)) = (&directory.root, directory.path_id()) else { return Ok(directory) };
+        let claim = identity::claim(root, path_id)?;
+        Ok(Workspace { id: claim.id, source: claim.source, origin: claim.origin, ..directory })
+    }
+
+    /// The workspace's directory as [`Workspace::resolve`] finds it, with its
+    /// path as the id and nothing of the repository read (so a broken
+    /// `.mnemo/workspace.toml` can be replaced: `mnemo workspace init --new`).
+    pub fn resolve_directory(explicit: Option<&str>, cwd: &Path) -> Result<Workspace, WorkspaceError> {
         if let Some(given) = explicit.filter(|g| !g.is_empty()) {
             let path = cwd.join(given);
             if path.is_dir() {
-                return Workspace::from_dir(&path);
+                return Workspace::directory(&path);
             }
             if given.contains('/') || given.starts_with('.') || given.starts_with('~') {
                 return Err(WorkspaceError::MissingDirectory(given.to_string()));
@@ -57,14 +67,14 @@ impl Workspace {
         }
         let cwd = cwd.canonicalize().map_err(|e| WorkspaceError::NoCurrentDirectory(e.to_string()))?;
         let root = cwd.ancestors().find(|dir| dir.join(".git").exists()).unwrap_or(&cwd);
-        Workspace::from_dir(root)
+        Workspace::directory(root)
     }
 
-    fn from_dir(dir: &Path) -> Result<Workspace, WorkspaceError> {
+    fn directory(dir: &Path) -> Result<Workspace, WorkspaceError> {
         let canonical = dir.canonicalize().map_err(|_| WorkspaceError::MissingDirectory(dir.display().to_string()))?;
-        let path_id = canonical.to_str().ok_or_else(|| WorkspaceError::NotUtf8(canonical.display().to_string()))?;
-        let claim = identity::claim(&canonical, path_id)?;
-        Ok(Workspace { id: claim.id, root: Some(canonical), source: claim.source, origin: claim.origin })
+        let id =
+            canonical.to_str().ok_or_else(|| WorkspaceError::NotUtf8(canonical.display().to_string()))?.to_string();
+        Ok(Workspace { id, root: Some(canonical), source: IdSource::Directory, origin: None })
     }
 
     /// An opaque workspace (no directory), such as an imported store's.
