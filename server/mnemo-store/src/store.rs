@@ -22,18 +22,30 @@ type CommitListener = Box<dyn FnMut(i64) + Send>;
 pub struct Store {
     pub(crate) conn: Connection,
     path: PathBuf,
-    listeners: Vec<CommitListener>,
+    pub(crate) listeners: Vec<CommitListener>,
     /// Who this process writes as: recorded with every event it appends.
-    person: Option<Person>,
+    pub(crate) person: Option<Person>,
+    /// The database when this is a replica of a shared store (`postgres::replica`).
+    pub(crate) shared: Option<crate::postgres::replica::Shared>,
 }
 
 impl Store {
-    /// Open (creating if needed) the store at `path` and migrate it.
     /// Open the store at `path`, creating it (mode 0600) when the file does
     /// not exist yet — but never its directory: a mistyped path must not
     /// quietly become a new, empty store. (The default store's directory is
     /// made by [`crate::paths::ensure_private_dir`].)
+    ///
+    /// A `postgres://` URL given as the path opens a shared store: this
+    /// machine's replica of it, written through the database (`postgres::replica`).
     pub fn open(path: &Path) -> Result<Store, StoreError> {
+        match path.to_str().filter(|p| crate::postgres::is_postgres(p)) {
+            Some(url) => crate::postgres::replica::open(url),
+            None => Store::open_file(path),
+        }
+    }
+
+    /// Open the store file at `path` (see [`Store::open`]).
+    pub(crate) fn open_file(path: &Path) -> Result<Store, StoreError> {
         let cannot = |reason: String| StoreError::CannotOpen { path: path.to_path_buf(), reason };
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty())
             && !parent.is_dir()
@@ -96,7 +108,7 @@ impl Store {
         conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA secure_delete = ON;")
             .map_err(classify)?;
         schema::migrate(&mut conn, path).map_err(|e| reclassify(e, path))?;
-        Ok(Store { conn, path: path.to_path_buf(), listeners: Vec::new(), person: Person::from_env() })
+        Ok(Store { conn, path: path.to_path_buf(), listeners: Vec::new(), person: Person::from_env(), shared: None })
     }
 
     pub fn path(&self) -> &Path {
@@ -157,6 +169,9 @@ impl Store {
     }
 
     pub fn write<T>(&mut self, f: impl FnOnce(&mut Writer<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        if self.shared.is_some() {
+            return self.write_shared(f);
+        }
         let path = self.path.clone();
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| classify(e, &path))?;
         let mut writer = Writer::new(tx, self.person.clone());

@@ -12,11 +12,26 @@ use std::path::Path;
 
 use notify::Watcher;
 
-/// The watcher; dropping it stops the watch.
-pub type StoreWatcher = notify::RecommendedWatcher;
+/// The watch; dropping it stops it.
+pub struct StoreWatcher {
+    _files: notify::RecommendedWatcher,
+    _shared: Option<crate::postgres::listen::Listener>,
+}
 
-/// Call `on_change` whenever the content of the store file or its `-wal` changes.
+/// Call `on_change` whenever the content of the store file or its `-wal`
+/// changes. For a shared (`postgres://`) store: whenever this machine's
+/// replica changes, which other machines' writes do too (they are pulled as
+/// they are notified: `postgres::listen`).
 pub fn watch_store(store_path: &Path, on_change: impl Fn() + Send + 'static) -> notify::Result<StoreWatcher> {
+    if let Some(url) = store_path.to_str().filter(|p| crate::postgres::is_postgres(p)) {
+        let replica = crate::postgres::replica_path(url).map_err(|e| notify::Error::generic(&e.to_string()))?;
+        let files = watch_file(&replica, on_change)?;
+        return Ok(StoreWatcher { _files: files, _shared: Some(crate::postgres::listen::listen(url)) });
+    }
+    Ok(StoreWatcher { _files: watch_file(store_path, on_change)?, _shared: None })
+}
+
+fn watch_file(store_path: &Path, on_change: impl Fn() + Send + 'static) -> notify::Result<notify::RecommendedWatcher> {
     let dir = store_path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
     let prefix = store_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {

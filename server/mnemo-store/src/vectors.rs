@@ -179,6 +179,7 @@ impl Writer<'_> {
     ) -> Result<(), StoreError> {
         let vectors = &embedding.chunks;
         let Some(dims) = vectors.first().map(Vec::len) else { return Ok(()) };
+        self.vectors_touched.push(id);
         let tx = self.transaction();
         let current: Option<String> =
             tx.query_row("SELECT value FROM vector_index WHERE key = 'model'", [], |r| r.get(0)).optional()?;
@@ -207,6 +208,7 @@ impl Writer<'_> {
 
     /// Drop every stored vector (before re-embedding with another model).
     pub fn clear_vectors(&mut self) -> Result<(), StoreError> {
+        self.vectors_cleared = true;
         self.transaction().execute_batch(
             "DROP TABLE IF EXISTS note_vectors; DROP TABLE IF EXISTS note_vector_chunks;
              DELETE FROM note_token_signs; DELETE FROM vector_index;",
@@ -215,11 +217,9 @@ impl Writer<'_> {
     }
 
     pub(crate) fn delete_vector(&mut self, id: NoteId) -> Result<(), StoreError> {
+        self.vectors_touched.push(id);
         let tx = self.transaction();
-        let exists: bool =
-            tx.query_row("SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'note_vector_chunks')", [], |r| {
-                r.get(0)
-            })?;
+        let exists = has_vector_table(tx)?;
         if exists {
             delete_chunks(tx, id)?;
         }
@@ -232,10 +232,7 @@ impl Writer<'_> {
 /// (before their state moves): vec0 keys a partition per row, so each row
 /// is read, deleted and inserted again.
 pub(crate) fn move_partition(tx: &rusqlite::Transaction<'_>, from: &str, to: &str) -> Result<(), StoreError> {
-    let exists: bool =
-        tx.query_row("SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'note_vector_chunks')", [], |r| {
-            r.get(0)
-        })?;
+    let exists = has_vector_table(tx)?;
     if !exists {
         return Ok(());
     }
@@ -268,6 +265,12 @@ fn delete_chunks(tx: &rusqlite::Transaction<'_>, id: NoteId) -> Result<(), Store
         tx.prepare_cached("DELETE FROM note_vector_chunks WHERE rowid = ?1")?.execute([rowid])?;
     }
     Ok(())
+}
+
+/// Whether the vector tables are there (made with the first vector).
+pub(crate) fn has_vector_table(conn: &rusqlite::Connection) -> Result<bool, StoreError> {
+    Ok(conn
+        .query_row("SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'note_vector_chunks')", [], |r| r.get(0))?)
 }
 
 pub(crate) fn create_vector_table(tx: &rusqlite::Transaction<'_>, model: &str, dims: usize) -> Result<(), StoreError> {

@@ -29,11 +29,15 @@ pub struct Writer<'s> {
     secrets_allowed: bool,
     /// Who is writing, recorded with each event.
     person: Option<Person>,
+    /// Notes whose vectors this transaction put or dropped, and whether it
+    /// dropped them all: what a shared store pushes (vec0 takes no triggers).
+    pub(crate) vectors_touched: Vec<NoteId>,
+    pub(crate) vectors_cleared: bool,
 }
 
 impl<'s> Writer<'s> {
     pub(crate) fn new(tx: Transaction<'s>, person: Option<Person>) -> Writer<'s> {
-        Writer { tx, wrote: false, secrets_allowed: false, person }
+        Writer { tx, wrote: false, secrets_allowed: false, person, vectors_touched: Vec::new(), vectors_cleared: false }
     }
 
     /// Let the notes this writer creates hold what looks like a secret (a
@@ -266,6 +270,12 @@ impl<'s> Writer<'s> {
         if !predecessors.is_empty() {
             return Err(StoreError::ForgetBlocked { id, predecessors });
         }
+        self.purge(id)
+    }
+
+    /// Delete note `id` and everything that hangs on it (forget's work once
+    /// it is allowed; a replica does it when the shared store forgot it).
+    pub(crate) fn purge(&mut self, id: NoteId) -> Result<(), StoreError> {
         self.delete_vector(id)?;
         // The full-text index drops the note's terms at once, not at a later merge.
         self.tx.execute("INSERT INTO notes_fts (notes_fts, rank) VALUES ('secure-delete', 1)", [])?;

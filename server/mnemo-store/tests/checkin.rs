@@ -1,6 +1,10 @@
 //! Check-in against a real store: random edit scripts never panic, checking
 //! the same text in twice changes nothing the second time, and after a clean
 //! check-in the live notes are exactly the active entries the edit shows.
+//! On a SQLite file, and (run by `scripts/with-postgres`) on PostgreSQL
+//! (`backend`, fewer cases: each is a new database).
+
+mod backend;
 
 use mnemo_core::checkin::Resolutions;
 use mnemo_core::memory_md::parse_checkout;
@@ -49,7 +53,7 @@ const KINDS: [Kind; 4] = [Kind::Directive, Kind::Gotcha, Kind::Finding, Kind::Ta
 const PRIORITIES: [Priority; 3] = [Priority::High, Priority::Medium, Priority::Low];
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(128))]
+    #![proptest_config(ProptestConfig::with_cases(if backend::on_postgres() { 12 } else { 128 }))]
 
     #[test]
     fn random_edits_check_in_once_and_the_live_notes_match_the_edit(
@@ -60,7 +64,7 @@ proptest! {
         let root = dir.path().join("project");
         std::fs::create_dir_all(&root).unwrap();
         let workspace = Workspace::resolve(Some(root.to_str().unwrap()), &root).unwrap();
-        let mut store = Store::open(&dir.path().join("memory.db")).unwrap();
+        let mut store = Store::open(&backend::store_location(dir.path(), "memory.db")).unwrap();
         let scope = Scope::Workspace(workspace.id.clone());
         store.write(|w| {
             for (n, &(kind, priority, body, revoked)) in notes.iter().enumerate() {

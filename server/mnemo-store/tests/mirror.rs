@@ -1,7 +1,10 @@
 //! The mirror against a real store: a golden rendering of every kind and
 //! state, ordering across supersession, byte stability (VACUUM), atomic
 //! 0444 writes, the recorded epoch, and the debounced sync noticing this
-//! process's and another process's writes.
+//! process's and another process's writes. On a SQLite file, and (run by
+//! `scripts/with-postgres`) on PostgreSQL (`backend`).
+
+mod backend;
 
 use std::os::unix::fs::PermissionsExt;
 use std::sync::mpsc;
@@ -30,7 +33,7 @@ fn fixture() -> Fixture {
     let root = dir.path().canonicalize().unwrap().join("larder");
     std::fs::create_dir_all(root.join("server/src")).unwrap();
     std::fs::create_dir_all(dir.path().join("data")).unwrap();
-    let store_path = dir.path().join("data/memory.db");
+    let store_path = backend::store_location(dir.path(), "data/memory.db");
     let store = Store::open(&store_path).unwrap();
     let workspace = Workspace::resolve(Some(root.to_str().unwrap()), &root).unwrap();
     Fixture { _dir: dir, store_path, store, workspace }
@@ -168,7 +171,7 @@ fn rendering_is_byte_stable_across_vacuum_and_reopen() {
     populate(&mut f);
     let before = mirror_text(&f);
     f.store = Store::open(&f.store_path).unwrap();
-    rusqlite::Connection::open(&f.store_path).unwrap().execute_batch("VACUUM; REINDEX; ANALYZE;").unwrap();
+    rusqlite::Connection::open(f.store.path()).unwrap().execute_batch("VACUUM; REINDEX; ANALYZE;").unwrap();
     assert_eq!(mirror_text(&f), before);
     f.store = Store::open(&f.store_path).unwrap();
     assert_eq!(mirror_text(&f), before);

@@ -1,6 +1,10 @@
-//! The store against a real SQLite file in a temp dir: the one write path,
-//! append-only triggers, replay verification, migrations, scoping, expiry and
-//! the importer.
+//! The store against a real SQLite file in a temp dir — and, run by
+//! `scripts/with-postgres`, against a real PostgreSQL (`backend`): the one
+//! write path, append-only triggers, replay verification, migrations,
+//! scoping, expiry and the importer. `f.file` is the SQLite file the
+//! store reads (the store file, or this machine's replica).
+
+mod backend;
 
 use mnemo_core::expiry::ExpiryPolicy;
 use mnemo_core::{Actor, EventData, EventKind, Kind, NewNote, Priority, Provenance, Status, Timestamp};
@@ -10,17 +14,19 @@ use mnemo_store::{Scope, Store, StoreError};
 const DAY: i64 = 86_400;
 
 struct Fixture {
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
     path: std::path::PathBuf,
+    /// The SQLite file the store reads: the store file, or this machine's replica.
+    file: std::path::PathBuf,
     store: Store,
 }
 
 fn fixture() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("nested")).unwrap();
-    let path = dir.path().join("nested/memory.db");
+    let path = backend::store_location(dir.path(), "nested/memory.db");
     let store = Store::open(&path).unwrap();
-    Fixture { _dir: dir, path, store }
+    Fixture { file: store.path().to_path_buf(), dir, path, store }
 }
 
 fn note(kind: Kind, title: &str) -> NewNote {
@@ -82,7 +88,7 @@ fn commit_listeners_see_the_new_epoch() {
 fn raw_update_of_events_notes_and_anchors_fails() {
     let mut f = fixture();
     f.store.write(|w| w.create("/w", note(Kind::Gotcha, "a"), Actor::Agent, Timestamp(1))).unwrap();
-    let conn = raw(&f.path);
+    let conn = raw(&f.file);
     for sql in
         ["UPDATE events SET reason = 'x'", "UPDATE notes SET title = 'x'", "DELETE FROM events", "DELETE FROM notes"]
     {
@@ -107,7 +113,7 @@ fn forget_removes_exactly_one_note_with_its_events() {
         .collect();
     f.store.write(|w| w.append(&ws("/w"), ids[1], revoke("wrong"))).unwrap();
     f.store.write(|w| w.forget(&ws("/w"), ids[1])).unwrap();
-    let conn = raw(&f.path);
+    let conn = raw(&f.file);
     let count = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap();
     assert_eq!(count("SELECT count(*) FROM notes"), 2);
     assert_eq!(count("SELECT count(*) FROM events"), 2);
@@ -144,8 +150,8 @@ fn verify_replays_the_log_and_names_notes_whose_cache_differs() {
     let report = f.store.verify().unwrap();
     assert!(report.is_clean(), "{report:?}");
     assert_eq!((report.notes_checked, report.events_replayed), (2, 3));
-    raw(&f.path).execute("UPDATE note_state SET status = 'active' WHERE note_id = ?1", [a]).unwrap();
-    raw(&f.path).execute("UPDATE note_state SET provenance = 'human' WHERE note_id = ?1", [b]).unwrap();
+    raw(&f.file).execute("UPDATE note_state SET status = 'active' WHERE note_id = ?1", [a]).unwrap();
+    raw(&f.file).execute("UPDATE note_state SET provenance = 'human' WHERE note_id = ?1", [b]).unwrap();
     let report = f.store.verify().unwrap();
     let ids: Vec<i64> = report.differences.iter().map(|(id, _)| *id).collect();
     assert_eq!(ids, vec![a, b]);
@@ -257,7 +263,7 @@ fn garbage_files_and_newer_schemas_are_refused_and_left_intact() {
 #[test]
 fn the_store_is_in_wal_mode() {
     let f = fixture();
-    let mode: String = raw(&f.path).query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
+    let mode: String = raw(&f.file).query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
     assert_eq!(mode, "wal");
 }
 
@@ -535,7 +541,7 @@ fn the_review_migration_keeps_every_event_and_never_reuses_a_forgotten_events_id
     f.store.write(|w| w.forget(&scope, forgotten)).unwrap();
     drop(f.store);
     // Back to the schema before the review queue: the old CHECK, as shipped.
-    let conn = rusqlite::Connection::open(&f.path).unwrap();
+    let conn = rusqlite::Connection::open(&f.file).unwrap();
     let old_sql: String =
         conn.query_row("SELECT sql FROM sqlite_master WHERE name = 'events'", [], |r| r.get(0)).unwrap();
     assert!(old_sql.contains("'accepted'"), "migrated on open: {old_sql}");
@@ -553,7 +559,7 @@ fn the_review_migration_keeps_every_event_and_never_reuses_a_forgotten_events_id
     .unwrap();
     drop(conn);
     let store = Store::open(&f.path).unwrap();
-    let conn = rusqlite::Connection::open(&f.path).unwrap();
+    let conn = rusqlite::Connection::open(&f.file).unwrap();
     let new_sql: String =
         conn.query_row("SELECT sql FROM sqlite_master WHERE name = 'events'", [], |r| r.get(0)).unwrap();
     assert!(new_sql.contains("'proposed','accepted'"), "the migration ran again: {new_sql}");
@@ -609,7 +615,7 @@ fn the_ledger_records_deliveries_per_workspace_append_only_bounded_and_forgets_w
     let (count, latest) = f.store.deliveries_of(&ws("w"), a).unwrap();
     assert_eq!((count, latest.unwrap().session), (2, "s2".to_string()));
 
-    let conn = rusqlite::Connection::open(&f.path).unwrap();
+    let conn = rusqlite::Connection::open(&f.file).unwrap();
     let update = conn.execute("UPDATE deliveries SET session = 'x'", []);
     assert!(update.unwrap_err().to_string().contains("append-only"));
     drop(conn);
@@ -639,7 +645,7 @@ fn a_path_keyed_workspace_moves_to_its_repositorys_id_with_vectors_ledger_and_hi
     use mnemo_store::ledger::{Delivery, LedgerFilter, Shown};
     use mnemo_store::workspace::{IdSource, Workspace};
     let mut f = fixture();
-    let root = f.path.parent().unwrap().canonicalize().unwrap();
+    let root = f.dir.path().join("nested").canonicalize().unwrap();
     let path_id = root.to_str().unwrap().to_string();
     let vector = vec![0.6f32, 0.8];
     let (kept, other) = f
@@ -688,7 +694,7 @@ fn a_path_keyed_workspace_moves_to_its_repositorys_id_with_vectors_ledger_and_hi
     assert_eq!(f.store.epoch().unwrap(), epoch, "nothing written the second time");
     // The move itself is append-only.
     drop(f.store);
-    let conn = rusqlite::Connection::open(&f.path).unwrap();
+    let conn = rusqlite::Connection::open(&f.file).unwrap();
     let refused = conn.execute("DELETE FROM workspace_moves", []).unwrap_err().to_string();
     assert!(refused.contains("workspace moves are append-only"), "{refused}");
 }
@@ -717,7 +723,7 @@ fn every_event_records_the_person_and_machine_and_the_chain_covers_them() {
     assert!(f.store.verify().unwrap().is_clean());
     // Rewriting who did it, under the triggers' nose, breaks the chain.
     drop(f.store);
-    let conn = rusqlite::Connection::open(&f.path).unwrap();
+    let conn = rusqlite::Connection::open(&f.file).unwrap();
     conn.execute_batch(
         "DROP TRIGGER events_are_append_only; UPDATE events SET person = 'mallory' WHERE person = 'bob';",
     )
@@ -728,4 +734,64 @@ fn every_event_records_the_person_and_machine_and_the_chain_covers_them() {
         report.problems.iter().any(|(what, why)| what == "event 2" && why.contains("hash link does not match")),
         "{report:?}"
     );
+}
+
+#[test]
+fn the_store_under_test_is_the_one_asked_for() {
+    let f = fixture();
+    assert_eq!(f.store.is_shared(), backend::on_postgres(), "{}", f.store.location());
+}
+
+/// Two machines on one PostgreSQL store (two replicas): each sees the
+/// other's writes, a write is checked against the team's state, not a stale
+/// replica's, and concurrent writers from both lose nothing.
+#[test]
+fn two_machines_share_one_postgres_store_and_their_writes_are_ordered() {
+    if !backend::on_postgres() {
+        return;
+    }
+    let f = fixture();
+    let url = f.path.to_str().unwrap().to_string();
+    let replica = |name: &str| f.dir.path().join(format!("{name}.db"));
+    let mut a = mnemo_store::postgres::open_with_replica(&url, &replica("a")).unwrap();
+    let mut b = mnemo_store::postgres::open_with_replica(&url, &replica("b")).unwrap();
+    let scope = ws("w");
+    let id = a.write(|w| w.create("w", note(Kind::Gotcha, "from a"), Actor::Agent, Timestamp(10))).unwrap();
+    assert!(b.notes(&scope).unwrap().is_empty(), "b has not pulled yet");
+    assert!(b.pull().unwrap());
+    assert_eq!(b.notes(&scope).unwrap()[0].note.content.title, "from a");
+    // b revokes; a (not pulled) tries to revoke too: its write pulls first and is refused by the rules.
+    b.write(|w| w.append(&scope, id, revoke("wrong"))).unwrap();
+    let err = a.write(|w| w.append(&scope, id, revoke("also wrong"))).unwrap_err();
+    assert!(matches!(err, StoreError::Transition { .. }), "{err:?}");
+    assert_eq!(a.history(&scope, id).unwrap().len(), 2, "a's refused write pulled b's event first");
+
+    let threads: Vec<_> = (0..6)
+        .map(|t| {
+            let (url, path) = (url.clone(), replica(if t % 2 == 0 { "a" } else { "b" }));
+            std::thread::spawn(move || {
+                let mut store = mnemo_store::postgres::open_with_replica(&url, &path).unwrap();
+                (0..15)
+                    .map(|n| {
+                        let title = format!("writer {t} note {n}");
+                        store
+                            .write(|w| w.create("w", note(Kind::Finding, &title), Actor::Agent, Timestamp(20)))
+                            .unwrap()
+                    })
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    let mut ids: Vec<_> = threads.into_iter().flat_map(|t| t.join().unwrap()).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 90, "every write has its own id");
+    for store in [&mut a, &mut b] {
+        store.pull().unwrap();
+        assert_eq!(store.notes(&scope).unwrap().len(), 91);
+        assert!(store.verify().unwrap().is_clean());
+    }
+    let mut database = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let report = mnemo_store::postgres::verify(&mut database).unwrap();
+    assert!(report.is_clean(), "{report:?}");
 }

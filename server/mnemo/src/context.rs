@@ -72,12 +72,6 @@ impl Context {
 
     /// Open the store and nothing else (for commands that render the mirror themselves).
     pub fn open_without_catch_up(&self) -> anyhow::Result<Store> {
-        if let Some(url) = self.store_path.to_str().filter(|s| mnemo_store::postgres::is_postgres(s)) {
-            anyhow::bail!(
-                "{} is a PostgreSQL store: only `store verify` and `store copy` work on it yet; copy it to a file (`mnemo store copy --from URL --to FILE`) and use that",
-                mnemo_store::postgres::redact(url)
-            );
-        }
         let store = Store::open(&self.store_path)?;
         if let Some(warning) = mnemo_store::paths::openness_warning(&self.store_path) {
             eprintln!("warning: {warning}");

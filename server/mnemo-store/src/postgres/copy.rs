@@ -28,6 +28,8 @@ pub struct CopyReport {
 pub fn copy_into(store: &Store, client: &mut postgres::Client) -> Result<CopyReport, StoreError> {
     store.snapshot(|store| {
         let mut tx = client.transaction().map_err(|e| pg("cannot begin", e))?;
+        // Like every writer of a shared store: revs commit in order (replica.rs).
+        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&super::replica::WRITE_LOCK]).map_err(|e| pg("cannot lock", e))?;
         let mut added = std::collections::HashMap::new();
         for table in TABLES {
             if !store.has_table(table.name)? {
@@ -127,15 +129,21 @@ fn copy_vectors(store: &Store, tx: &mut postgres::Transaction<'_>) -> Result<u64
     let mut added = 0;
     for (chunk, note) in chunks {
         let (workspace, blob): (String, Vec<u8>) = lookup.query_row([chunk], |r| Ok((r.get(0)?, r.get(1)?)))?;
-        let floats: Vec<String> =
-            blob.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]).to_string()).collect();
-        let text = format!("[{}]", floats.join(","));
-        added += tx.execute(&insert, &[&chunk, &note, &workspace, &text]).map_err(|e| pg("cannot copy vectors", e))?;
+        added += tx
+            .execute(&insert, &[&chunk, &note, &workspace, &as_pgvector(&blob)])
+            .map_err(|e| pg("cannot copy vectors", e))?;
     }
     Ok(added)
 }
 
-fn to_pg(value: &Value, ty: Ty) -> Box<dyn ToSql + Sync> {
+/// A sqlite-vec vector (f32 little-endian) in pgvector's text form.
+pub(super) fn as_pgvector(blob: &[u8]) -> String {
+    let floats: Vec<String> =
+        blob.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]).to_string()).collect();
+    format!("[{}]", floats.join(","))
+}
+
+pub(super) fn to_pg(value: &Value, ty: Ty) -> Box<dyn ToSql + Sync> {
     match (value, ty) {
         (Value::Integer(i), _) => Box::new(*i),
         (Value::Text(t), _) => Box::new(t.clone()),

@@ -27,7 +27,7 @@ pub fn copy_out(client: &mut postgres::Client, store: &mut Store) -> Result<Copy
     let mut vectors_added = 0;
     store.write(|w| {
         for table in TABLES {
-            added.insert(table.name, copy_table(&mut snapshot, w, table)?);
+            added.insert(table.name, copy_table(&mut snapshot, w, table, None)?.0);
         }
         vectors_added = copy_vectors(&mut snapshot, w)?;
         // Ids of forgotten events are never reused here either.
@@ -59,17 +59,32 @@ pub fn copy_out(client: &mut postgres::Client, store: &mut Store) -> Result<Copy
     })
 }
 
-fn copy_table(snapshot: &mut postgres::Transaction<'_>, w: &mut Writer<'_>, table: &Table) -> Result<u64, StoreError> {
+/// Copy `table`'s rows (those written after rev `since` only, for a
+/// replica): how many were new, and the highest rev read.
+pub(super) fn copy_table(
+    snapshot: &mut impl postgres::GenericClient,
+    w: &mut Writer<'_>,
+    table: &Table,
+    since: Option<i64>,
+) -> Result<(u64, i64), StoreError> {
     let names = table.names();
-    let rows = snapshot
-        .query(&format!("SELECT {} FROM {} ORDER BY {}", names.join(", "), table.name, table.key), &[])
-        .map_err(|e| pg(&format!("cannot read {}", table.name), e))?;
+    let rows = match since {
+        None => snapshot
+            .query(&format!("SELECT {}, 0::bigint FROM {} ORDER BY {}", names.join(", "), table.name, table.key), &[]),
+        Some(rev) => snapshot.query(
+            &format!("SELECT {}, rev FROM {} WHERE rev > $1 ORDER BY rev", names.join(", "), table.name),
+            &[&rev],
+        ),
+    }
+    .map_err(|e| pg(&format!("cannot read {}", table.name), e))?;
+    let mut highest = since.unwrap_or(0);
     let insert = table.insert_sql(question);
     let key_columns = table.key_columns();
     let check = table.same_sql(question);
     let tx = w.transaction();
     let mut added = 0;
     for row in rows {
+        highest = highest.max(row.get::<_, Option<i64>>(names.len()).unwrap_or(0));
         let values: Vec<Value> = table.columns.iter().enumerate().map(|(i, (_, ty))| from_pg(&row, i, *ty)).collect();
         let inserted = tx.prepare_cached(&insert)?.execute(params_from_iter(values.iter()))? as u64;
         added += inserted;
@@ -83,7 +98,11 @@ fn copy_table(snapshot: &mut postgres::Transaction<'_>, w: &mut Writer<'_>, tabl
             let expected: Vec<&Value> = table.same.iter().map(|c| &values[at(c)]).collect();
             if there.is_some_and(|there| there.iter().zip(&expected).any(|(a, b)| a != *b)) {
                 return Err(StoreError::Postgres {
-                    what: "nothing was written".into(),
+                    what: if since.is_some() {
+                        "this machine's replica differs from the shared store".into()
+                    } else {
+                        "nothing was written".into()
+                    },
                     reason: format!(
                         "the file already holds another {} with {} {:?}: it is another store (copy into a new file)",
                         table.name.trim_end_matches('s'),
@@ -94,7 +113,7 @@ fn copy_table(snapshot: &mut postgres::Transaction<'_>, w: &mut Writer<'_>, tabl
             }
         }
     }
-    Ok(added)
+    Ok((added, highest))
 }
 
 /// pgvector rows back into sqlite-vec (the table made for the stored model's dims).
@@ -107,10 +126,7 @@ fn copy_vectors(snapshot: &mut postgres::Transaction<'_>, w: &mut Writer<'_>) ->
     let tx = w.transaction();
     let model: Option<String> =
         tx.query_row("SELECT value FROM vector_index WHERE key = 'model'", [], |r| r.get(0)).optional()?;
-    let has_table: bool =
-        tx.query_row("SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'note_vector_chunks')", [], |r| {
-            r.get(0)
-        })?;
+    let has_table = crate::vectors::has_vector_table(tx)?;
     if !has_table {
         crate::vectors::create_vector_table(tx, model.as_deref().unwrap_or("unknown"), dims)?;
     }
@@ -132,7 +148,7 @@ fn copy_vectors(snapshot: &mut postgres::Transaction<'_>, w: &mut Writer<'_>) ->
 }
 
 /// `[0.1,0.2]` (pgvector's text form) as floats.
-fn parse_vector(text: &str) -> Vec<f32> {
+pub(super) fn parse_vector(text: &str) -> Vec<f32> {
     text.trim_matches(|c| c == '[' || c == ']').split(',').filter_map(|x| x.trim().parse().ok()).collect()
 }
 

@@ -3,16 +3,20 @@
 //! by triggers and by what the `mnemo_writer` role is granted) and copying a
 //! SQLite store into it (`copy.rs`) and back (`copy_back.rs`), every event
 //! and vector, idempotently, over one list of tables (`tables.rs`).
-//! Reading and writing a PostgreSQL store through the same interface as the
-//! SQLite one is the next step; until then this is how a team's store is
-//! seeded and checked.
+//! Every command uses a PostgreSQL store through the same [`crate::Store`]
+//! as a file: each machine reads a replica and writes through the database
+//! (`replica.rs`, `push.rs`), and hears other machines' writes (`listen.rs`).
 
 mod copy;
 mod copy_back;
+pub mod listen;
+mod push;
+pub(crate) mod replica;
 mod tables;
 
 pub use copy::{CopyReport, copy_into};
 pub use copy_back::copy_out;
+pub use replica::{open_with_replica, replica_path};
 
 use crate::error::StoreError;
 
@@ -30,6 +34,31 @@ pub fn is_postgres(location: &str) -> bool {
 pub fn connect(url: &str) -> Result<postgres::Client, StoreError> {
     let mut client = connect_as_is(url)?;
     client.batch_execute(SCHEMA).map_err(|e| pg("cannot create the schema", e))?;
+    Ok(client)
+}
+
+/// The schema version `schema.sql` makes (its `mnemo_meta` row).
+const SCHEMA_VERSION: &str = "2";
+
+/// Connect to `url` to use the store: the schema is made when the database
+/// has none or an older one (which takes its owner); a role that may only
+/// write (`mnemo_writer`) uses a database made already.
+pub(crate) fn connect_for_use(url: &str) -> Result<postgres::Client, StoreError> {
+    let mut client = connect_as_is(url)?;
+    let made: bool = client
+        .query_one("SELECT to_regclass('mnemo_meta') IS NOT NULL", &[])
+        .map_err(|e| pg("cannot read the schema", e))?
+        .get(0);
+    let current: Option<String> = match made {
+        true => client
+            .query_opt("SELECT value FROM mnemo_meta WHERE key = 'schema'", &[])
+            .map_err(|e| pg("cannot read the schema", e))?
+            .map(|r| r.get(0)),
+        false => None,
+    };
+    if current.as_deref() != Some(SCHEMA_VERSION) {
+        client.batch_execute(SCHEMA).map_err(|e| pg("cannot create the schema", e))?;
+    }
     Ok(client)
 }
 

@@ -125,8 +125,12 @@ BEGIN
         EXECUTE format('CREATE OR REPLACE TRIGGER %I BEFORE UPDATE OR DELETE ON %I FOR EACH ROW EXECUTE FUNCTION mnemo_append_only()',
                        t || '_are_append_only', t);
     END LOOP;
+    -- A role is the server's, not one database's: another database may be making it right now.
     IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mnemo_writer') THEN
-        CREATE ROLE mnemo_writer NOLOGIN;
+        BEGIN
+            CREATE ROLE mnemo_writer NOLOGIN;
+        EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+        END;
     END IF;
 END $$;
 
@@ -134,3 +138,79 @@ GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA public TO mnemo_writer;
 GRANT UPDATE ON note_state, deliveries, workspace_roots, workspace_aliases, vector_index, note_vectors, note_token_signs TO mnemo_writer;
 GRANT DELETE ON deliveries, delivered_notes, note_state, note_vectors, note_token_signs, drift_observations TO mnemo_writer;
 REVOKE UPDATE, DELETE ON notes, anchors, events, event_chain, forgotten_events, workspace_moves FROM mnemo_writer;
+
+-- Replication to each machine's replica (replica.rs): every row written gets
+-- the next `rev` (writers take one advisory lock, so revs commit in order),
+-- and every deleted row is remembered in `removed` under its own rev, so a
+-- replica pulls exactly what changed since the rev it has.
+CREATE SEQUENCE IF NOT EXISTS mnemo_rev;
+CREATE TABLE IF NOT EXISTS removed (
+    rev  BIGINT  PRIMARY KEY DEFAULT nextval('mnemo_rev'),
+    tbl  TEXT    NOT NULL,
+    key  TEXT    NOT NULL
+);
+CREATE OR REPLACE FUNCTION mnemo_stamp_rev() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    NEW.rev := nextval('mnemo_rev');
+    RETURN NEW;
+END $$;
+CREATE OR REPLACE FUNCTION mnemo_note_removal() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE k TEXT;
+BEGIN
+    EXECUTE format('SELECT json_build_array(%s)::text FROM (SELECT ($1).*) o', TG_ARGV[0]) INTO k USING OLD;
+    INSERT INTO removed (tbl, key) VALUES (TG_TABLE_NAME, k);
+    RETURN OLD;
+END $$;
+
+DO $$
+DECLARE
+    t TEXT;
+    keys CONSTANT jsonb := '{"notes": "o.id", "anchors": "o.note_id, o.position", "events": "o.id",
+        "event_chain": "o.event_id", "forgotten_events": "o.event_id", "note_state": "o.note_id",
+        "drift_observations": "o.note_id, o.path, o.observation", "deliveries": "o.id",
+        "delivered_notes": "o.delivery_id, o.note_id", "workspace_roots": "o.root", "workspace_moves": "o.from_id",
+        "workspace_aliases": "o.alias", "vector_index": "o.key", "note_vectors": "o.chunk",
+        "note_token_signs": "o.note_id"}';
+BEGIN
+    FOR t IN SELECT jsonb_object_keys(keys) LOOP
+        EXECUTE format('ALTER TABLE %I ADD COLUMN IF NOT EXISTS rev BIGINT', t);
+        EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %I (rev)', t || '_by_rev', t);
+        EXECUTE format('CREATE OR REPLACE TRIGGER %I BEFORE INSERT OR UPDATE ON %I FOR EACH ROW EXECUTE FUNCTION mnemo_stamp_rev()',
+                       t || '_rev', t);
+        EXECUTE format('CREATE OR REPLACE TRIGGER %I AFTER DELETE ON %I FOR EACH ROW EXECUTE FUNCTION mnemo_note_removal(%L)',
+                       t || '_removal', t, keys ->> t);
+    END LOOP;
+END $$;
+
+-- Forget, the one hard delete, through the one door: only a note whose
+-- events are all recorded as forgotten (in this transaction, by the writer
+-- that forgot it) loses its rows, and nothing else can be deleted this way.
+CREATE OR REPLACE FUNCTION mnemo_forget(forgotten BIGINT) RETURNS void LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = public, pg_temp AS $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM events e WHERE e.note_id = forgotten
+               AND NOT EXISTS (SELECT 1 FROM forgotten_events f WHERE f.event_id = e.id)) THEN
+        RAISE EXCEPTION 'mnemo: note % is not forgotten (its events are not all in forgotten_events)', forgotten;
+    END IF;
+    PERFORM set_config('mnemo.forget', 'on', true);
+    DELETE FROM note_vectors WHERE note_id = forgotten;
+    DELETE FROM note_token_signs WHERE note_id = forgotten;
+    DELETE FROM note_state WHERE note_id = forgotten;
+    DELETE FROM drift_observations WHERE note_id = forgotten;
+    DELETE FROM delivered_notes WHERE note_id = forgotten;
+    DELETE FROM anchors WHERE note_id = forgotten;
+    DELETE FROM events WHERE note_id = forgotten;
+    DELETE FROM notes WHERE id = forgotten;
+    PERFORM set_config('mnemo.forget', 'off', true);
+END $$;
+REVOKE ALL ON FUNCTION mnemo_forget(BIGINT) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION mnemo_forget(BIGINT) TO mnemo_writer;
+GRANT USAGE, SELECT ON SEQUENCE mnemo_rev TO mnemo_writer;
+
+-- Which store this database is (a replica of another database under the
+-- same URL is thrown away, not mixed in) and the schema it has.
+CREATE TABLE IF NOT EXISTS mnemo_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO mnemo_meta (key, value) VALUES ('store_id', gen_random_uuid()::text) ON CONFLICT (key) DO NOTHING;
+INSERT INTO mnemo_meta (key, value) VALUES ('schema', '2')
+    ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value;
+GRANT SELECT, INSERT ON removed, mnemo_meta TO mnemo_writer;

@@ -17,7 +17,6 @@ pub fn run(ctx: &Context, command: StoreCommand) -> anyhow::Result<ExitCode> {
         let report = mnemo_store::postgres::verify(&mut mnemo_store::postgres::connect_as_is(url)?)?;
         return print_verify(ctx, &report);
     }
-    // A PostgreSQL store is refused by the open, saying what works on it.
     let store = ctx.open()?;
     match command {
         StoreCommand::Copy { .. } => unreachable!("answered above"),
@@ -29,11 +28,11 @@ pub fn run(ctx: &Context, command: StoreCommand) -> anyhow::Result<ExitCode> {
             let (mode, reason) = crate::semantic::Semantic::load(ctx).ranking(&store);
             if ctx.json {
                 print_json(&json!({
-                    "store": store.path(), "stats": stats, "ranking": mode.name(), "ranking_reason": reason
+                    "store": store.location(), "stats": stats, "ranking": mode.name(), "ranking_reason": reason
                 }));
                 return Ok(ExitCode::SUCCESS);
             }
-            println!("store       {}", store.path().display());
+            println!("store       {}", store.location());
             let scope = if all_workspaces { format!("all ({})", stats.workspaces) } else { ctx.workspace.id.clone() };
             println!("workspace   {scope}");
             println!("schema      {}", stats.schema_version);
