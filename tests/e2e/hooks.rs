@@ -489,10 +489,12 @@ fn hook_install_merges_into_claude_code_settings_and_never_clobbers() {
     assert!(out.starts_with("Claude Code: 0 hooks added, 4 updated"), "{out}");
     assert!(out.contains("the MCP server is approved in"), "{out}");
     let binary = std::fs::canonicalize(env!("CARGO_BIN_EXE_mnemo")).unwrap().display().to_string();
+    // A store's URL (the PostgreSQL run) holds `?`: one shell word in quotes.
     let store = env.store.display().to_string();
+    let store_word = if store.contains('?') { format!("'{store}'") } else { store.clone() };
     let settings = read(".claude/settings.json");
     let command = settings["hooks"]["PreToolUse"][1]["hooks"][0]["command"].as_str().unwrap().to_string();
-    assert_eq!(command, format!("{binary} --store {store} hook pre-edit"));
+    assert_eq!(command, format!("{binary} --store {store_word} hook pre-edit"));
     assert_eq!(
         read(".mcp.json")["mcpServers"]["mnemo"],
         json!({ "command": binary, "args": ["--store", store, "mcp"] })

@@ -28,5 +28,6 @@ mod recall;
 mod review;
 mod store_copy;
 mod support;
+mod team;
 mod trust;
 mod workspaces;

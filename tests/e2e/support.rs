@@ -14,6 +14,8 @@ pub struct Env {
     pub store: PathBuf,
     /// The model directory commands see: a missing one unless `with_model`.
     pub model_dir: PathBuf,
+    /// The machine its commands say they run on (`MNEMO_MACHINE`).
+    pub machine: &'static str,
 }
 
 /// The real packaged model, installed by `scripts/install-model` (scripts/test
@@ -37,10 +39,15 @@ impl Env {
         std::fs::create_dir_all(root.join("src")).unwrap();
         let lock: String = (1..=30).map(|i| format!("line {i}\n")).collect();
         std::fs::write(root.join("src/lock.rs"), lock).unwrap();
-        let store = home.join("data/memory.db");
+        // A store file, or — the conformance run (`scripts/with-postgres`) —
+        // a new database on the test server.
+        let store = match std::env::var("MNEMO_TEST_POSTGRES").ok().filter(|s| !s.is_empty()) {
+            Some(server) => PathBuf::from(new_database(&server)),
+            None => home.join("data/memory.db"),
+        };
         std::fs::create_dir_all(home.join("data")).unwrap();
         let model_dir = home.join("no-model");
-        Env { _dir: dir, home, root, store, model_dir }
+        Env { _dir: dir, home, root, store, model_dir, machine: "ci" }
     }
 
     /// An environment whose commands load the real embedding model.
@@ -65,9 +72,9 @@ impl Env {
             .env("HOME", &self.home)
             .env("MNEMO_STORE", &self.store)
             .env("MNEMO_NOW", NOW)
-            // Who writes, as history and hover show it: the same on every machine.
+            // Who writes, as history and hover show it (one machine unless a test says otherwise).
             .env("MNEMO_USER", "tester")
-            .env("MNEMO_MACHINE", "ci")
+            .env("MNEMO_MACHINE", self.machine)
             .env("MNEMO_MODEL_DIR", &self.model_dir)
             .env_remove("ORT_DYLIB_PATH")
             // No resident model unless a test asks for one (daemon.rs), and
@@ -157,13 +164,18 @@ impl Env {
     /// Every row of every table (the full-text and vector shadow tables
     /// included), except the bookkeeping that reads may write: checkout bases
     /// the epoch each mirror was rendered at, and the delivery ledger (a read
-    /// that delivers notes to an agent records it).
+    /// that delivers notes to an agent records it, and so moves a replica's
+    /// rev on PostgreSQL).
     pub fn fingerprint(&self) -> String {
-        let conn = rusqlite::Connection::open(&self.store).unwrap();
+        let file = match self.store.to_str().filter(|s| mnemo_store::postgres::is_postgres(s)) {
+            Some(url) => mnemo_store::postgres::replica_path(url).unwrap(),
+            None => self.store.clone(),
+        };
+        let conn = rusqlite::Connection::open(file).unwrap();
         let mut out = String::new();
         let tables: Vec<String> = conn
             .prepare(
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('checkouts', 'mirror_exports', 'deliveries', 'delivered_notes')
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('checkouts', 'mirror_exports', 'deliveries', 'delivered_notes', 'replica')
                  AND sql NOT LIKE 'CREATE VIRTUAL TABLE%' ORDER BY name",
             )
             .unwrap()
@@ -190,6 +202,16 @@ impl Env {
         }
         out
     }
+}
+
+/// A new database on the PostgreSQL server at `server`; its URL.
+fn new_database(server: &str) -> String {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let name = format!("e{}_{}", std::process::id(), NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst));
+    let mut client =
+        postgres::Client::connect(server, postgres::NoTls).expect("the test server (scripts/with-postgres)");
+    client.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
+    server.replacen("/postgres?", &format!("/{name}?"), 1)
 }
 
 pub fn parse_id(stdout: &str) -> i64 {

@@ -39,7 +39,7 @@ impl Store {
     /// machine's replica of it, written through the database (`postgres::replica`).
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         match path.to_str().filter(|p| crate::postgres::is_postgres(p)) {
-            Some(url) => crate::postgres::replica::open(url),
+            Some(url) => crate::postgres::blocking(|| crate::postgres::replica::open(url)),
             None => Store::open_file(path),
         }
     }
@@ -170,7 +170,7 @@ impl Store {
 
     pub fn write<T>(&mut self, f: impl FnOnce(&mut Writer<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
         if self.shared.is_some() {
-            return self.write_shared(f);
+            return crate::postgres::blocking(|| self.write_shared(f));
         }
         let path = self.path.clone();
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| classify(e, &path))?;

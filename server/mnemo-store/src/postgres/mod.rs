@@ -116,6 +116,19 @@ pub fn verify(client: &mut postgres::Client) -> Result<crate::verify::VerifyRepo
     report
 }
 
+/// Run `f`, which talks to PostgreSQL through the blocking client, where it
+/// may block: the blocking client runs its own runtime, which cannot start on
+/// a thread that drives another (the MCP server and the language server run
+/// on tokio's multi-threaded runtime; there `f` runs in `block_in_place`).
+pub(crate) fn blocking<T>(f: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(f)
+        }
+        _ => f(),
+    }
+}
+
 /// The database's event count and chain head (the genesis when empty): what
 /// a copy compares with its source's.
 pub(crate) fn log_of(client: &mut impl postgres::GenericClient) -> Result<(i64, String), StoreError> {

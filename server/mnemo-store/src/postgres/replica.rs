@@ -40,9 +40,23 @@ pub const CHANNEL: &str = "mnemo";
 
 /// The database side of a shared store.
 pub(crate) struct Shared {
-    pub client: postgres::Client,
+    /// Taken only by `drop` (closing it blocks: see [`super::blocking`]).
+    client: Option<postgres::Client>,
     /// The URL it was opened with, password redacted (for messages).
     pub shown: String,
+}
+
+impl Shared {
+    fn client(&mut self) -> &mut postgres::Client {
+        self.client.as_mut().expect("open until dropped")
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        let client = self.client.take();
+        super::blocking(|| drop(client));
+    }
 }
 
 /// Where this machine keeps its replica of the store at `url`:
@@ -96,7 +110,7 @@ pub fn open_with_replica(url: &str, path: &Path) -> Result<Store, StoreError> {
     }
     store.conn.execute_batch("CREATE TABLE IF NOT EXISTS replica (key TEXT PRIMARY KEY, value TEXT NOT NULL);")?;
     store.conn.execute("INSERT OR REPLACE INTO replica (key, value) VALUES ('store_id', ?1)", [&store_id])?;
-    store.shared = Some(Shared { client, shown: redact(url) });
+    store.shared = Some(Shared { client: Some(client), shown: redact(url) });
     store.pull()?;
     push::capture(&store.conn)?;
     Ok(store)
@@ -127,9 +141,16 @@ impl Store {
     /// Bring the replica up to the shared store (a no-op on a store file):
     /// what long-lived processes call when another machine wrote.
     pub fn pull(&mut self) -> Result<bool, StoreError> {
+        if self.shared.is_none() {
+            return Ok(false);
+        }
+        super::blocking(|| self.pull_now())
+    }
+
+    fn pull_now(&mut self) -> Result<bool, StoreError> {
         let Some(shared) = self.shared.as_mut() else { return Ok(false) };
         let mut snapshot = shared
-            .client
+            .client()
             .build_transaction()
             .isolation_level(postgres::IsolationLevel::RepeatableRead)
             .read_only(true)
@@ -156,7 +177,7 @@ impl Store {
         f: impl FnOnce(&mut Writer<'_>) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         let shared = self.shared.as_mut().expect("a shared store");
-        let mut database = shared.client.transaction().map_err(|e| pg("cannot begin", e))?;
+        let mut database = shared.client().transaction().map_err(|e| pg("cannot begin", e))?;
         database.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK]).map_err(|e| pg("cannot lock", e))?;
         // The pull commits on its own, so a write the rules refuse leaves the replica current.
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;

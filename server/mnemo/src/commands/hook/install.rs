@@ -102,8 +102,10 @@ pub fn is_mnemo_hook(command: &str, moment: Moment) -> bool {
     calls_mnemo && words.ends_with(&["hook", &moment.to_string()])
 }
 
+/// A store file's absolute path (a hook runs in another directory); a
+/// `postgres://` store's URL as it is.
 fn absolute_path(path: &Path) -> anyhow::Result<PathBuf> {
-    if path.is_absolute() {
+    if path.is_absolute() || path.to_str().is_some_and(mnemo_store::postgres::is_postgres) {
         return Ok(path.to_path_buf());
     }
     Ok(std::env::current_dir()?.join(path))
