@@ -53,8 +53,9 @@ fn two_machines_share_one_store_live_and_conflicts_are_reported_per_entry() {
     assert!(text.contains("Release the lock before restarting"), "{text}");
 
     // An agent on machine A writes; B's open document follows within a second.
-    let written = Instant::now();
     a.ok(&["remember", "--kind", "finding", "--title", "Written by an agent on machine A"]);
+    // From the moment the write is committed (A's command has returned).
+    let written = Instant::now();
     let changed = client.wait(|m| {
         m["method"] == "memory/didChange"
             && m["params"]["text"].as_str().is_some_and(|t| t.contains("Written by an agent on machine A"))

@@ -795,3 +795,31 @@ fn two_machines_share_one_postgres_store_and_their_writes_are_ordered() {
     let report = mnemo_store::postgres::verify(&mut database).unwrap();
     assert!(report.is_clean(), "{report:?}");
 }
+
+/// A database made again under the same URL is another store: this
+/// machine's replica of the old one is thrown away, never mixed in.
+#[test]
+fn a_replica_of_another_database_under_the_same_url_is_not_mixed_in() {
+    if !backend::on_postgres() {
+        return;
+    }
+    let mut f = fixture();
+    f.store.write(|w| w.create("w", note(Kind::Gotcha, "in the old database"), Actor::Agent, Timestamp(1))).unwrap();
+    drop(f.store);
+    let url = f.path.to_str().unwrap().to_string();
+    let (server, name) = url
+        .split_once('?')
+        .map(|(base, query)| {
+            let name = base.rsplit('/').next().unwrap().to_string();
+            (format!("{}/postgres?{query}", base.rsplit_once('/').unwrap().0), name)
+        })
+        .unwrap();
+    let mut admin = postgres::Client::connect(&server, postgres::NoTls).unwrap();
+    admin.batch_execute(&format!("DROP DATABASE {name} WITH (FORCE)")).unwrap();
+    admin.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
+    let mut store = Store::open(&f.path).unwrap();
+    assert!(store.notes(&ws("w")).unwrap().is_empty(), "the old replica's note is gone");
+    let id = store.write(|w| w.create("w", note(Kind::Gotcha, "new"), Actor::Agent, Timestamp(2))).unwrap();
+    assert_eq!(id, 1, "ids are the new database's");
+    assert!(store.verify().unwrap().is_clean());
+}
