@@ -159,7 +159,7 @@ fn a_kept_edit_is_never_overwritten_or_removed_before_it_is_applied() {
         editor_script(&env, "typo.sh", "sed -i 's/medium · Lock order matters/urgent · Lock order, mine/' \"$1\"");
     let first = env.command(&["edit"]).env("VISUAL", &typo).output().unwrap();
     assert_eq!(first.status.code(), Some(3), "{}", String::from_utf8_lossy(&first.stderr));
-    let edits = env.store.parent().unwrap().join("edits");
+    let edits = env.store_files_dir().join("edits");
     let kept: Vec<_> = std::fs::read_dir(&edits).unwrap().flatten().map(|e| e.path()).collect();
     assert_eq!(kept.len(), 1, "{kept:?}");
     let kept_text = std::fs::read_to_string(&kept[0]).unwrap();

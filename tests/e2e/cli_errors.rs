@@ -49,7 +49,7 @@ fn unknown_ids_kinds_priorities_and_anchors() {
 
 #[test]
 fn a_file_that_is_not_sqlite_is_refused_and_left_intact() {
-    let env = Env::new();
+    let env = Env::new().file_store();
     std::fs::create_dir_all(env.store.parent().unwrap()).unwrap();
     let garbage = "not a database\n".repeat(500);
     std::fs::write(&env.store, &garbage).unwrap();
@@ -62,7 +62,7 @@ fn a_file_that_is_not_sqlite_is_refused_and_left_intact() {
 
 #[test]
 fn a_store_from_a_newer_mnemo_is_refused() {
-    let env = Env::new();
+    let env = Env::new().file_store();
     env.remember("gotcha", "a");
     let newer = mnemo_store::SCHEMA_VERSION + 1;
     rusqlite::Connection::open(&env.store).unwrap().pragma_update(None, "user_version", newer).unwrap();

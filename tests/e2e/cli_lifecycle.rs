@@ -153,7 +153,7 @@ fn forget_needs_confirm_and_deletes_exactly_one_note() {
 
 #[test]
 fn the_append_only_log_refuses_raw_sql_on_a_store_the_binary_wrote() {
-    let env = Env::new();
+    let env = Env::new().file_store();
     env.remember("gotcha", "a");
     let conn = rusqlite::Connection::open(&env.store).unwrap();
     let update = conn.execute("UPDATE events SET actor = 'human'", []).unwrap_err();

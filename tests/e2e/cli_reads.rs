@@ -184,7 +184,7 @@ fn the_store_defaults_to_xdg_data_home_then_home() {
 
 #[test]
 fn store_stats_and_verify() {
-    let env = Env::new();
+    let env = Env::new().file_store();
     env.remember("gotcha", "a");
     let b = env.remember("task", "b");
     env.ok(&["revoke", &b.to_string(), "--reason", "done elsewhere"]);

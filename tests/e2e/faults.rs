@@ -145,7 +145,7 @@ fn retitled(env: &Env) -> usize {
 
 /// A workspace with 300 "bulk note" findings.
 fn bulk_env() -> Env {
-    let env = Env::new();
+    let env = Env::new().file_store();
     env.import_findings(300, |i| (format!("bulk note {i}"), String::new()));
     env
 }
@@ -216,7 +216,7 @@ fn a_language_server_whose_editor_vanishes_mid_checkin_exits_cleanly() {
 
 #[test]
 fn a_full_disk_fails_the_write_clearly_and_keeps_the_store() {
-    let env = Env::new();
+    let env = Env::new().file_store();
     env.remember("finding", "Written before the disk filled up");
     let before = env.fingerprint();
     // 2 MB of notes in one import, with files limited to 256 KiB: the write hits "disk full".
@@ -236,7 +236,7 @@ fn a_full_disk_fails_the_write_clearly_and_keeps_the_store() {
 
 #[test]
 fn a_store_this_process_may_not_write_is_a_clear_error_and_stays_intact() {
-    let env = Env::new();
+    let env = Env::new().file_store();
     let id = env.remember("finding", "Written by the owner");
     let before = env.fingerprint();
     let store_dir = env.store.parent().unwrap();

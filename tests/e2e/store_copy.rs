@@ -16,7 +16,7 @@ fn count(client: &mut postgres::Client, sql: &str) -> i64 {
 
 #[test]
 fn a_store_is_copied_whole_once_and_the_database_keeps_its_log_append_only() {
-    let env = Env::with_model();
+    let env = Env::with_model().file_store();
     let lock = parse_id(&env.ok(&[
         "remember",
         "--kind",
@@ -105,7 +105,7 @@ fn a_store_is_copied_whole_once_and_the_database_keeps_its_log_append_only() {
     );
 
     // Another store's note #1 cannot land on this one's: refused, nothing copied.
-    let other = Env::new();
+    let other = Env::new().file_store();
     other.ok(&["remember", "--kind", "finding", "--title", "Another team's note"]);
     let refused = other.fails(&["store", "copy", "--to", &url], 1);
     assert!(refused.contains("nothing was copied") && refused.contains("another note with id 1"), "{refused}");
@@ -119,7 +119,7 @@ fn a_store_is_copied_whole_once_and_the_database_keeps_its_log_append_only() {
 
 #[test]
 fn a_bad_location_is_said_and_a_password_never_printed() {
-    let env = Env::new();
+    let env = Env::new().file_store();
     env.ok(&["remember", "--kind", "finding", "--title", "x"]);
     let said = env.fails(&["store", "copy", "--to", "/tmp/elsewhere.db"], 1);
     assert!(said.contains("one side of a copy is a postgres:// URL and the other a store file"), "{said}");

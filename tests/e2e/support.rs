@@ -50,6 +50,14 @@ impl Env {
         Env { _dir: dir, home, root, store, model_dir, machine: "ci" }
     }
 
+    /// This environment with a store file even in the PostgreSQL run: for
+    /// the tests about the file itself (its bytes, pages, permissions,
+    /// triggers, a full disk) and those that make their own database.
+    pub fn file_store(mut self) -> Env {
+        self.store = self.home.join("data/memory.db");
+        self
+    }
+
     /// An environment whose commands load the real embedding model.
     pub fn with_model() -> Env {
         let mut env = Env::new();
@@ -158,6 +166,15 @@ impl Env {
     pub fn remember(&self, kind: &str, title: &str) -> i64 {
         let out = self.ok(&["remember", "--kind", kind, "--title", title]);
         parse_id(&out)
+    }
+
+    /// Where the binary keeps this store's own files (sessions, kept edits),
+    /// as `mnemo_store::paths::store_files_dir` says with this environment's HOME.
+    pub fn store_files_dir(&self) -> PathBuf {
+        match self.store.to_str().filter(|s| mnemo_store::postgres::is_postgres(s)) {
+            Some(url) => self.home.join(".local/share/mnemo/shared").join(mnemo_store::postgres::url_digest(url)),
+            None => self.store.parent().unwrap().to_path_buf(),
+        }
     }
 
     /// The store's epoch and a digest of all rows, to prove a failure changed nothing.

@@ -96,7 +96,7 @@ fn whole_deliveries_keep_their_budget_and_say_what_they_cut() {
 
 #[test]
 fn a_mistyped_store_path_is_an_error_and_stores_are_private() {
-    let env = Env::new();
+    let env = Env::new().file_store();
     let typo = env.home.join("nonexistent/dir/x.db");
     let err = env.fails(&["--store", typo.to_str().unwrap(), "list"], 1);
     assert!(err.contains("the directory") && err.contains("nonexistent/dir does not exist"), "{err}");
@@ -130,7 +130,7 @@ fn a_mistyped_store_path_is_an_error_and_stores_are_private() {
     let hook = env.command(&["hook", "user-prompt"]).stdin(std::process::Stdio::piped()).spawn().unwrap();
     drop(hook.wait_with_output().unwrap());
     std::fs::set_permissions(&env.store, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
-    let sessions = env.store.parent().unwrap().join("sessions");
+    let sessions = env.store_files_dir().join("sessions");
     if sessions.exists() {
         assert_eq!(mode(&sessions), 0o700);
         for file in std::fs::read_dir(&sessions).unwrap().flatten() {
@@ -208,7 +208,7 @@ fn a_fifo_a_device_or_an_empty_file_at_the_mirror_path_is_never_read_blocked_on_
 
 #[test]
 fn a_clock_that_goes_back_is_refused_and_a_tampered_schema_version_is_one_line() {
-    let env = Env::new();
+    let env = Env::new().file_store();
     let id = env.remember("task", "Dated now");
     let out = env
         .command(&["revoke", &id.to_string(), "--reason", "from the past"])
@@ -266,7 +266,7 @@ fn line_numbers_past_u32_are_refused_not_wrapped() {
 /// A store with a few notes and events, then `tamper` done to its file with
 /// plain SQLite; what `store verify --json` reports.
 fn verify_after(tamper: &str) -> (Env, serde_json::Value, String) {
-    let env = Env::new();
+    let env = Env::new().file_store();
     let a = env.remember("gotcha", "Release the lock");
     let b = env.remember("finding", "Cache ratio 0.91");
     env.ok(&["revoke", &b.to_string(), "--reason", "measured wrong"]);
@@ -297,7 +297,7 @@ fn problems(report: &serde_json::Value) -> Vec<String> {
 #[test]
 fn verify_finds_every_tampering_and_names_where() {
     // A clean store with a forgotten note verifies, and shows its chain head.
-    let env = Env::new();
+    let env = Env::new().file_store();
     let id = env.remember("task", "Gone soon");
     env.remember("task", "Stays");
     env.ok(&["forget", &id.to_string(), "--confirm"]);
@@ -331,7 +331,7 @@ fn verify_finds_every_tampering_and_names_where() {
 
 #[test]
 fn verify_finds_a_damaged_page() {
-    let env = Env::new();
+    let env = Env::new().file_store();
     for i in 0..200 {
         env.remember("finding", &format!("Filler note number {i} with some words to fill pages"));
     }
@@ -354,7 +354,7 @@ fn verify_finds_a_damaged_page() {
 
 #[test]
 fn forget_leaves_no_byte_of_the_note_anywhere_in_the_store() {
-    let env = Env::new();
+    let env = Env::new().file_store();
     let secret_title = "Staging password is hunter2-zebra-quokka";
     let secret_body = "ghp_0123456789abcdefXYZsecretbody plus the rest";
     env.remember("finding", "An ordinary note that stays");
@@ -391,7 +391,7 @@ fn forget_leaves_no_byte_of_the_note_anywhere_in_the_store() {
 
 #[test]
 fn the_checkout_bases_a_store_keeps_are_bounded() {
-    let env = Env::new();
+    let env = Env::new().file_store();
     env.remember("finding", "One note");
     for i in 0..40 {
         env.remember("task", &format!("Task {i}"));

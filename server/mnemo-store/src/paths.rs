@@ -20,6 +20,23 @@ pub fn default_store_path_from_env() -> Option<PathBuf> {
     default_store_path(xdg.as_deref(), home.as_deref())
 }
 
+/// The directory where this machine keeps a store's own files (hook
+/// sessions, kept edits): beside a store file; for a shared
+/// (`postgres://`) store, `$XDG_DATA_HOME/mnemo/shared/<hash of its URL>`
+/// (not beside the replica, which is a cache: kept edits are a person's
+/// unapplied text).
+pub fn store_files_dir(store: &std::path::Path) -> Option<PathBuf> {
+    match store.to_str().filter(|s| crate::postgres::is_postgres(s)) {
+        Some(url) => {
+            let data = default_store_path_from_env()?.parent()?.to_path_buf();
+            Some(data.join("shared").join(crate::postgres::url_digest(url)))
+        }
+        None => Some(
+            store.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new(".")).to_path_buf(),
+        ),
+    }
+}
+
 /// Create `dir` (and its missing parents) readable by its owner only
 /// (0700): the store, its session files and kept edits hold a person's
 /// memory and prompts. An existing directory is left as it is.

@@ -148,6 +148,13 @@ pub(crate) fn pg(what: &str, e: postgres::Error) -> StoreError {
     StoreError::Postgres { what: what.to_string(), reason }
 }
 
+/// A short name for the database at `url` (its URL without the password,
+/// hashed): its replica's and its local files' name on this machine.
+pub fn url_digest(url: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(redact(url).as_bytes()).iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
 /// `url` without its password, for messages.
 pub fn redact(url: &str) -> String {
     match (url.find("://"), url.find('@')) {

@@ -22,7 +22,6 @@
 use std::path::{Path, PathBuf};
 
 use rusqlite::{OptionalExtension, TransactionBehavior};
-use sha2::Digest;
 
 use super::copy_back::{copy_table, parse_vector};
 use super::tables::TABLES;
@@ -81,9 +80,7 @@ pub fn replica_path(url: &str) -> Result<PathBuf, StoreError> {
     };
     crate::paths::ensure_private_dir(&dir)
         .map_err(|e| StoreError::CannotOpen { path: dir.clone(), reason: e.to_string() })?;
-    let digest = sha2::Sha256::digest(redact(url).as_bytes());
-    let name: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
-    Ok(dir.join(format!("{name}.db")))
+    Ok(dir.join(format!("{}.db", super::url_digest(url))))
 }
 
 /// Open the shared store at `url`: connect (making the schema when the

@@ -33,7 +33,7 @@ pub struct SessionState {
 }
 
 fn sessions_dir(ctx: &Context) -> PathBuf {
-    ctx.store_path.parent().unwrap_or(Path::new(".")).join("sessions")
+    mnemo_store::paths::store_files_dir(&ctx.store_path).unwrap_or_else(|| PathBuf::from(".")).join("sessions")
 }
 
 /// The file of `session` (an id from the harness, reduced to a safe file name).

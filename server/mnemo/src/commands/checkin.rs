@@ -95,7 +95,9 @@ pub fn edit(ctx: &Context) -> anyhow::Result<ExitCode> {
     let store = ctx.open()?;
     let document = store.checkout(&ctx.workspace)?;
     drop(store);
-    let dir = ctx.store_path.parent().unwrap_or(Path::new(".")).join("edits");
+    let dir = mnemo_store::paths::store_files_dir(&ctx.store_path)
+        .ok_or_else(|| anyhow::anyhow!("no place for kept edits: set XDG_DATA_HOME or HOME"))?
+        .join("edits");
     mnemo_store::paths::ensure_private_dir(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let kept = kept_edits(&dir, &ctx.workspace.id);
     if !kept.is_empty() {
