@@ -104,6 +104,17 @@ fn a_store_is_copied_whole_once_and_the_database_keeps_its_log_append_only() {
         "{listed}"
     );
 
+    // Recall searches the database; a note forgotten there leaves none of its
+    // words behind in what that search keeps (the words' note counts).
+    let secret =
+        parse_id(&env.ok(&["--store", &url, "remember", "--kind", "finding", "--title", "Zebraquokka rotates"]));
+    assert!(env.ok(&["--store", &url, "recall", "zebraquokka"]).contains("Zebraquokka rotates"));
+    assert_eq!(count(&mut client, "SELECT count(*) FROM mnemo_terms WHERE lexeme = 'zebraquokka'"), 1);
+    env.ok(&["--store", &url, "forget", &secret.to_string(), "--confirm"]);
+    assert_eq!(count(&mut client, "SELECT count(*) FROM mnemo_terms WHERE lexeme = 'zebraquokka'"), 0);
+    assert_eq!(count(&mut client, "SELECT notes FROM mnemo_text_stats"), 3);
+    assert!(!env.ok(&["--store", &url, "recall", "zebraquokka"]).contains("Zebraquokka"));
+
     // Another store's note #1 cannot land on this one's: refused, nothing copied.
     let other = Env::new().file_store();
     other.ok(&["remember", "--kind", "finding", "--title", "Another team's note"]);

@@ -1,4 +1,5 @@
-//! Lexical candidates from FTS5 (BM25 over title and body, porter stemming).
+//! Lexical candidates from FTS5 (BM25 over title and body, porter stemming);
+//! a shared store searches its database instead (`postgres::search`).
 //! The user's text is turned into an OR of its words, each quoted, so no
 //! character of a query can be FTS5 syntax and one missing word does not
 //! drop a note.
@@ -21,18 +22,25 @@ const STOPWORDS: &[&str] = &[
 
 /// The FTS5 MATCH expression for a free-text query; `None` when it has no words.
 pub fn match_expression(query: &str) -> Option<String> {
-    Some(query_words(query)?.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(" OR "))
+    Some(fts5_expression(&query_words(query)?, Join::Any))
 }
 
-/// The FTS5 expression a note matches when it holds every word of `query`
-/// (stopwords aside): recall's evidence that a short query (an identifier, an
-/// error string) is found whole.
-pub fn every_word_expression(query: &str) -> Option<String> {
-    Some(query_words(query)?.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(" AND "))
+/// How a query's words are joined: a note holding any of them matches, or
+/// only one holding every one (stopwords aside): recall's evidence that a
+/// short query (an identifier, an error string) is found whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Join {
+    Any,
+    Every,
+}
+
+fn fts5_expression(words: &[String], join: Join) -> String {
+    let operator = if join == Join::Any { " OR " } else { " AND " };
+    words.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(operator)
 }
 
 /// The query's words, lowercased, stopwords and repeats left out.
-fn query_words(query: &str) -> Option<Vec<String>> {
+pub(crate) fn query_words(query: &str) -> Option<Vec<String>> {
     let mut words: Vec<String> = Vec::new();
     for word in query.split(|c: char| !c.is_alphanumeric() && c != '_').filter(|w| !w.is_empty()) {
         let word = word.to_lowercase();
@@ -51,12 +59,12 @@ impl Store {
     /// Up to `limit` notes matching `query`, best first, with their BM25
     /// score (higher is better), within one workspace or across all.
     pub fn lexical_matches(&self, query: &str, limit: usize, scope: &Scope) -> Result<Vec<(NoteId, f64)>, StoreError> {
-        let Some(expression) = match_expression(query) else { return Ok(Vec::new()) };
-        self.matching(&expression, limit, scope)
+        let Some(words) = query_words(query) else { return Ok(Vec::new()) };
+        self.matching(&words, Join::Any, limit, scope)
     }
 
     /// The best `limit` notes in `scope` that hold every word of `query`
-    /// ([`every_word_expression`]): one FTS query, the cost of
+    /// ([`Join::Every`]): one FTS query, the cost of
     /// [`Store::lexical_matches`].
     pub fn every_word_matches(
         &self,
@@ -64,15 +72,24 @@ impl Store {
         limit: usize,
         scope: &Scope,
     ) -> Result<std::collections::HashSet<NoteId>, StoreError> {
-        let Some(expression) = every_word_expression(query) else { return Ok(Default::default()) };
-        Ok(self.matching(&expression, limit, scope)?.into_iter().map(|(id, _)| id).collect())
+        let Some(words) = query_words(query) else { return Ok(Default::default()) };
+        Ok(self.matching(&words, Join::Every, limit, scope)?.into_iter().map(|(id, _)| id).collect())
     }
 
-    fn matching(&self, expression: &str, limit: usize, scope: &Scope) -> Result<Vec<(NoteId, f64)>, StoreError> {
-        let workspace = match scope {
-            Scope::Workspace(w) => Some(w.as_str()),
-            Scope::All => None,
-        };
+    /// The full-text search itself: FTS5 here, or PostgreSQL's own in the
+    /// database of a shared store (`postgres::search`).
+    fn matching(
+        &self,
+        words: &[String],
+        join: Join,
+        limit: usize,
+        scope: &Scope,
+    ) -> Result<Vec<(NoteId, f64)>, StoreError> {
+        if let Some(shared) = &self.shared {
+            return shared.with_client(|client| crate::postgres::search::lexical(client, words, join, limit, scope));
+        }
+        let expression = fts5_expression(words, join);
+        let workspace = scope.workspace_param();
         let sql = format!(
             "SELECT f.rowid, -bm25(notes_fts, ?4, 1.0) AS score FROM notes_fts f
              WHERE notes_fts MATCH ?1 AND (?3 IS NULL OR f.rowid IN (SELECT id FROM notes WHERE {}))
@@ -80,8 +97,8 @@ impl Store {
             crate::workspace::born_in("workspace", "?3")
         );
         let mut stmt = self.conn.prepare_cached(&sql)?;
-        let rows =
-            stmt.query_map(params![expression, limit as i64, workspace, TITLE_WEIGHT], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        let rows = stmt
+            .query_map(params![&expression, limit as i64, workspace, TITLE_WEIGHT], |r| Ok((r.get(0)?, r.get(1)?)))?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 }
@@ -96,8 +113,8 @@ mod tests {
         assert_eq!(match_expression("\"unbalanced AND (NEAR* ^").as_deref(), Some("\"unbalanced\" OR \"near\""));
         assert_eq!(match_expression("the of a ??"), None);
         assert_eq!(
-            every_word_expression("How do I purge the X-Cache?").as_deref(),
-            Some("\"purge\" AND \"x\" AND \"cache\"")
+            fts5_expression(&query_words("How do I purge the X-Cache?").unwrap(), Join::Every),
+            "\"purge\" AND \"x\" AND \"cache\""
         );
         assert_eq!(
             match_expression("LARDER_CACHE_DIR src/lock.rs").as_deref(),

@@ -36,7 +36,7 @@ impl Scope {
         }
     }
 
-    fn workspace_param(&self) -> Option<&str> {
+    pub(crate) fn workspace_param(&self) -> Option<&str> {
         match self {
             Scope::Workspace(w) => Some(w),
             Scope::All => None,

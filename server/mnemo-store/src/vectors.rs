@@ -74,10 +74,7 @@ impl Store {
     /// Notes in `scope` without vectors or token signs, with the text to embed.
     pub fn notes_without_vectors(&self, scope: &Scope) -> Result<Vec<UnembeddedNote>, StoreError> {
         let has_table = self.vector_model()?.is_some();
-        let workspace = match scope {
-            Scope::Workspace(w) => Some(w.as_str()),
-            Scope::All => None,
-        };
+        let workspace = scope.workspace_param();
         let missing = if has_table {
             "AND (n.id NOT IN (SELECT note_id FROM note_vector_chunks) OR n.id NOT IN (SELECT note_id FROM note_token_signs))"
         } else {
@@ -112,12 +109,12 @@ impl Store {
         if self.vector_model()?.is_none_or(|m| m.dims != query.len()) || k == 0 {
             return Ok(Vec::new());
         }
+        if let Some(shared) = &self.shared {
+            return shared.with_client(|client| crate::postgres::search::nearest(client, query, k, scope));
+        }
         let blob = to_blob(query);
         let chunks = (k * CHUNKS_PER_NOTE) as i64;
-        let workspace = match scope {
-            Scope::Workspace(w) => Some(w.as_str()),
-            Scope::All => None,
-        };
+        let workspace = scope.workspace_param();
         let knn = if workspace.is_some() {
             "SELECT rowid, distance FROM note_vectors WHERE embedding MATCH ?1 AND k = ?2 AND workspace = ?3"
         } else {

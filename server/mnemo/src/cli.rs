@@ -424,6 +424,11 @@ pub struct Eval {
     /// store first [default: query the current store; its ids must be the corpus ids]
     #[arg(long)]
     pub corpus: Option<PathBuf>,
+    /// Load the corpus into this empty PostgreSQL database (a postgres:// URL)
+    /// instead of a temporary file, so recall runs on the database's full-text
+    /// search and pgvector; the database keeps the corpus afterwards
+    #[arg(long, value_name = "URL", requires = "corpus")]
+    pub into: Option<String>,
     #[arg(long, default_value_t = 5)]
     pub k: usize,
     /// Candidates taken from each source

@@ -5,13 +5,15 @@
 //! and vector, idempotently, over one list of tables (`tables.rs`).
 //! Every command uses a PostgreSQL store through the same [`crate::Store`]
 //! as a file: each machine reads a replica and writes through the database
-//! (`replica.rs`, `push.rs`), and hears other machines' writes (`listen.rs`).
+//! (`replica.rs`, `push.rs`), and hears other machines' writes (`listen.rs`);
+//! recall searches the database itself (`search.rs`).
 
 mod copy;
 mod copy_back;
 pub mod listen;
 mod push;
 pub(crate) mod replica;
+pub(crate) mod search;
 mod tables;
 
 pub use copy::{CopyReport, copy_into};
@@ -38,7 +40,7 @@ pub fn connect(url: &str) -> Result<postgres::Client, StoreError> {
 }
 
 /// The schema version `schema.sql` makes (its `mnemo_meta` row).
-const SCHEMA_VERSION: &str = "2";
+const SCHEMA_VERSION: &str = "3";
 
 /// Connect to `url` to use the store: the schema is made when the database
 /// has none or an older one (which takes its owner); a role that may only

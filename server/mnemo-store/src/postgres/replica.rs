@@ -20,6 +20,7 @@
 //! URL is thrown away, never mixed in.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 use rusqlite::{OptionalExtension, TransactionBehavior};
 
@@ -40,20 +41,28 @@ pub const CHANNEL: &str = "mnemo";
 /// The database side of a shared store.
 pub(crate) struct Shared {
     /// Taken only by `drop` (closing it blocks: see [`super::blocking`]).
-    client: Option<postgres::Client>,
+    /// Behind a lock so reads (`&Store`: recall's search in the database)
+    /// can use it too.
+    client: Mutex<Option<postgres::Client>>,
     /// The URL it was opened with, password redacted (for messages).
     pub shown: String,
 }
 
 impl Shared {
     fn client(&mut self) -> &mut postgres::Client {
-        self.client.as_mut().expect("open until dropped")
+        self.client.get_mut().unwrap_or_else(PoisonError::into_inner).as_mut().expect("open until dropped")
+    }
+
+    /// Run `f` with the database connection, where it may block.
+    pub(crate) fn with_client<T>(&self, f: impl FnOnce(&mut postgres::Client) -> T) -> T {
+        let mut client = self.client.lock().unwrap_or_else(PoisonError::into_inner);
+        super::blocking(|| f(client.as_mut().expect("open until dropped")))
     }
 }
 
 impl Drop for Shared {
     fn drop(&mut self) {
-        let client = self.client.take();
+        let client = self.client.get_mut().unwrap_or_else(PoisonError::into_inner).take();
         super::blocking(|| drop(client));
     }
 }
@@ -107,7 +116,7 @@ pub fn open_with_replica(url: &str, path: &Path) -> Result<Store, StoreError> {
     }
     store.conn.execute_batch("CREATE TABLE IF NOT EXISTS replica (key TEXT PRIMARY KEY, value TEXT NOT NULL);")?;
     store.conn.execute("INSERT OR REPLACE INTO replica (key, value) VALUES ('store_id', ?1)", [&store_id])?;
-    store.shared = Some(Shared { client: Some(client), shown: redact(url) });
+    store.shared = Some(Shared { client: Mutex::new(Some(client)), shown: redact(url) });
     store.pull()?;
     push::capture(&store.conn)?;
     Ok(store)

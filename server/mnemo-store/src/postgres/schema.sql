@@ -18,6 +18,54 @@ CREATE TABLE IF NOT EXISTS notes (
     created_at  BIGINT  NOT NULL
 );
 CREATE INDEX IF NOT EXISTS notes_by_workspace ON notes (workspace, kind, id);
+-- Recall's lexical side in the database (search.rs): title and body as one
+-- tsvector, the title weighted A and the body B, kept by PostgreSQL itself.
+-- Words are split where FTS5 splits them, at every character that is not a
+-- letter or a digit (`lock.rs` is `lock` and `rs`, not a file name), and a
+-- number is split from the unit after it (`30s` holds `30`, as FTS5's
+-- Porter stemmer reads it; search.rs splits a query's words the same way).
+CREATE OR REPLACE FUNCTION mnemo_words(raw TEXT) RETURNS TEXT LANGUAGE sql IMMUTABLE AS
+    $$ SELECT regexp_replace(regexp_replace(raw, '[^[:alnum:]]+', ' ', 'g'), '([0-9])([[:alpha:]])', '\1 \2', 'g') $$;
+ALTER TABLE notes ADD COLUMN IF NOT EXISTS search tsvector GENERATED ALWAYS AS
+    (setweight(to_tsvector('english', mnemo_words(title)), 'A')
+     || setweight(to_tsvector('english', mnemo_words(body)), 'B')) STORED;
+CREATE INDEX IF NOT EXISTS notes_search ON notes USING gin (search);
+-- What BM25 needs beyond the notes themselves, as FTS5 keeps it: how many
+-- notes hold each word (mnemo_terms), how many notes there are and how many
+-- words they hold in all (mnemo_text_stats), kept by a trigger on notes.
+-- A note's length is its last word's position: stopwords count, as in FTS5.
+CREATE OR REPLACE FUNCTION mnemo_token_count(doc tsvector) RETURNS BIGINT LANGUAGE sql IMMUTABLE AS
+    $$ SELECT COALESCE(max(p), 0) FROM unnest(doc) u, unnest(u.positions) p $$;
+CREATE TABLE IF NOT EXISTS mnemo_terms (lexeme TEXT PRIMARY KEY, notes BIGINT NOT NULL);
+CREATE TABLE IF NOT EXISTS mnemo_text_stats (
+    one     BOOLEAN  PRIMARY KEY DEFAULT true CHECK (one),
+    notes   BIGINT   NOT NULL,
+    tokens  BIGINT   NOT NULL
+);
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM mnemo_text_stats) THEN
+        INSERT INTO mnemo_text_stats (notes, tokens)
+            SELECT count(*), COALESCE(sum(mnemo_token_count(search)), 0) FROM notes;
+        INSERT INTO mnemo_terms (lexeme, notes)
+            SELECT lexeme, count(*) FROM notes, unnest(tsvector_to_array(search)) lexeme GROUP BY lexeme;
+    END IF;
+END $$;
+CREATE OR REPLACE FUNCTION mnemo_count_terms() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = public, pg_temp AS $$
+DECLARE
+    sign CONSTANT INT := CASE TG_OP WHEN 'INSERT' THEN 1 ELSE -1 END;
+    doc CONSTANT tsvector := CASE TG_OP WHEN 'INSERT' THEN NEW.search ELSE OLD.search END;
+BEGIN
+    INSERT INTO mnemo_terms (lexeme, notes) SELECT lexeme, sign FROM unnest(tsvector_to_array(doc)) lexeme
+        ON CONFLICT (lexeme) DO UPDATE SET notes = mnemo_terms.notes + EXCLUDED.notes;
+    -- A forgotten note's words leave no row behind that only it held.
+    DELETE FROM mnemo_terms WHERE notes <= 0 AND lexeme = ANY (tsvector_to_array(doc));
+    UPDATE mnemo_text_stats SET notes = notes + sign, tokens = tokens + sign * mnemo_token_count(doc);
+    RETURN NULL;
+END $$;
+CREATE OR REPLACE TRIGGER notes_count_terms AFTER INSERT OR DELETE ON notes
+    FOR EACH ROW EXECUTE FUNCTION mnemo_count_terms();
 
 CREATE TABLE IF NOT EXISTS anchors (
     note_id         BIGINT  NOT NULL REFERENCES notes (id),
@@ -107,6 +155,7 @@ CREATE TABLE IF NOT EXISTS note_vectors (
     embedding  vector  NOT NULL
 );
 CREATE INDEX IF NOT EXISTS note_vectors_by_note ON note_vectors (note_id);
+CREATE INDEX IF NOT EXISTS note_vectors_by_workspace ON note_vectors (workspace);
 CREATE TABLE IF NOT EXISTS note_token_signs (note_id BIGINT PRIMARY KEY REFERENCES notes (id), signs BYTEA NOT NULL);
 
 CREATE OR REPLACE FUNCTION mnemo_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -211,6 +260,6 @@ GRANT USAGE, SELECT ON SEQUENCE mnemo_rev TO mnemo_writer;
 -- same URL is thrown away, not mixed in) and the schema it has.
 CREATE TABLE IF NOT EXISTS mnemo_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 INSERT INTO mnemo_meta (key, value) VALUES ('store_id', gen_random_uuid()::text) ON CONFLICT (key) DO NOTHING;
-INSERT INTO mnemo_meta (key, value) VALUES ('schema', '2')
+INSERT INTO mnemo_meta (key, value) VALUES ('schema', '3')
     ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value;
 GRANT SELECT, INSERT ON removed, mnemo_meta TO mnemo_writer;

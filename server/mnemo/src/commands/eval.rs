@@ -1,6 +1,7 @@
 //! `mnemo eval`: the miss-rate harness. Runs labelled queries (the schema of
 //! eval/queries.jsonl) against a store — a fresh temporary one loaded from
-//! `--corpus`, or the current one — in hybrid, lexical-only and vector-only
+//! `--corpus` (or an empty PostgreSQL database, `--into`), or the current
+//! one — in hybrid, lexical-only and vector-only
 //! modes, and reports recall@k, hit@k, MRR, misses by stage, silent stale
 //! misses, cross-workspace leaks and abstention (with the sweep of similarity
 //! floors the default was chosen from).
@@ -76,6 +77,11 @@ pub fn run(ctx: &Context, args: Eval) -> anyhow::Result<ExitCode> {
 fn compare_models(ctx: &Context, args: &Eval, queries: &[Query]) -> anyhow::Result<ExitCode> {
     if args.corpus.is_none() {
         bail!("--model compares models on a corpus embedded by each: pass --corpus FILE too");
+    }
+    if args.into.is_some() {
+        bail!(
+            "--into loads one corpus into one database; compare models without --into (each into its own temporary file)"
+        );
     }
     // Every model loads before any is evaluated: a typo fails at once, not after the first run.
     let mut loaded = Vec::new();
@@ -175,7 +181,7 @@ fn evaluate_with(
 ) -> anyhow::Result<(String, Vec<(RankingMode, EvalReport)>)> {
     let temp = tempfile_dir()?;
     let (store, ids) = match &args.corpus {
-        Some(corpus) => load_corpus(corpus, &temp, &mut semantic, ctx)?,
+        Some(corpus) => load_corpus(corpus, args.into.as_deref(), &temp, &mut semantic, ctx)?,
         None => (ctx.open()?, None),
     };
     if let Some(ids) = &ids {
@@ -271,8 +277,28 @@ impl Drop for TempDir {
     }
 }
 
+/// The store at `url` for `--into`: a PostgreSQL database with no notes yet
+/// (the corpus's ids must be its own; a team's store is never mixed with it).
+fn empty_database(url: &str) -> anyhow::Result<Store> {
+    if !mnemo_store::postgres::is_postgres(url) {
+        bail!(
+            "--into {url}: not a postgres:// URL; give an empty PostgreSQL database (without --into the corpus goes to a temporary file)"
+        );
+    }
+    let store = Store::open(std::path::Path::new(url))?;
+    let notes = store.stats(&Scope::All)?.notes;
+    if notes > 0 {
+        bail!(
+            "--into {}: the database holds {notes} notes already; give an empty database (createdb a new one), the corpus is loaded into it",
+            store.location()
+        );
+    }
+    Ok(store)
+}
+
 fn load_corpus(
     corpus: &std::path::Path,
+    into: Option<&str>,
     temp: &TempDir,
     semantic: &mut Semantic,
     ctx: &Context,
@@ -280,8 +306,11 @@ fn load_corpus(
     let file =
         std::fs::File::open(corpus).with_context(|| format!("cannot open {}; check the path", corpus.display()))?;
     let prepared = import_jsonl::prepare(std::io::BufReader::new(file), Actor::Human)?;
+    let mut store = match into {
+        Some(url) => empty_database(url)?,
+        None => Store::open(&temp.0.join("eval.db"))?,
+    };
     let embedded = semantic.embed_notes(&prepared.texts()).map_err(|e| anyhow!("embedding the corpus: {e}"))?;
-    let mut store = Store::open(&temp.0.join("eval.db"))?;
     let vectors = embedded.as_ref().map(|(v, model)| (v.as_slice(), model.as_str()));
     let report = import_jsonl::write(&mut store, prepared, ctx.now, vectors)?;
     Ok((store, Some(report.ids.into_iter().collect())))

@@ -1,0 +1,102 @@
+//! Recall's candidates found in the database of a shared store: PostgreSQL's
+//! full-text search over `notes.search` (english stemming), scored by BM25
+//! as FTS5 scores it, for the lexical side, and pgvector's cosine distance over every
+//! chunk in scope for the vector side (exact: README, "A team's store on
+//! PostgreSQL", has the measurement). The ranking itself stays in
+//! `crate::recall`, the same for both kinds of store.
+
+use mnemo_core::NoteId;
+
+use super::pg;
+use crate::error::StoreError;
+use crate::lexical::{Join, TITLE_WEIGHT};
+use crate::read::Scope;
+
+/// Up to `limit` notes holding any (or every) of `words`, best first, with
+/// their BM25 score (higher is better) as FTS5 computes it: k1 1.2, b 0.75,
+/// each word's idf over the whole store (`mnemo_terms`), a title's
+/// occurrences weighted by `lexical::TITLE_WEIGHT`, a note's length against
+/// the average (`mnemo_text_stats`).
+pub(crate) fn lexical(
+    client: &mut postgres::Client,
+    words: &[String],
+    join: Join,
+    limit: usize,
+    scope: &Scope,
+) -> Result<Vec<(NoteId, f64)>, StoreError> {
+    // websearch syntax: words (letters, digits, `_`: `lexical::query_words`)
+    // joined by `or`, or by spaces for every word; nothing else is special.
+    // A word with `_` is a phrase of its parts, as in FTS5 and `notes.search`.
+    let words: Vec<String> = words.iter().map(|w| split_units(w)).collect();
+    let query = words.join(if join == Join::Any { " or " } else { " " });
+    let sql = format!(
+        "WITH stats AS (SELECT notes::float8 AS n, tokens::float8 / greatest(notes, 1) AS avgdl FROM mnemo_text_stats),
+         terms AS (
+             SELECT l AS lexeme,
+                    greatest(ln((s.n - COALESCE(t.notes, 0) + 0.5) / (COALESCE(t.notes, 0) + 0.5)), 1e-6) AS idf
+             FROM unnest(tsvector_to_array(to_tsvector('english', $4))) l
+             CROSS JOIN stats s LEFT JOIN mnemo_terms t ON t.lexeme = l),
+         matched AS (
+             SELECT n.id, n.search, mnemo_token_count(n.search)::float8 AS len FROM notes n
+             WHERE n.search @@ websearch_to_tsquery('english', $1) AND ($3::text IS NULL OR {}))
+         SELECT m.id, sum(t.idf * h.w * 2.2 / (h.w + 1.2 * (0.25 + 0.75 * m.len / greatest(s.avgdl, 1))))::float8 AS score
+         FROM matched m CROSS JOIN stats s
+         CROSS JOIN LATERAL unnest(m.search) u
+         JOIN terms t ON t.lexeme = u.lexeme
+         CROSS JOIN LATERAL (SELECT sum(CASE WHEN x = 'A' THEN {TITLE_WEIGHT:.1} ELSE 1.0 END) AS w FROM unnest(u.weights) x) h
+         GROUP BY m.id ORDER BY score DESC, m.id LIMIT $2",
+        crate::workspace::born_in("n.workspace", "$3::text")
+    );
+    let rows = client
+        .query(&sql, &[&query, &(limit as i64), &scope.workspace_param(), &words.join(" ")])
+        .map_err(|e| pg("cannot search the notes' text", e))?;
+    Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+}
+
+/// The `k` notes nearest to `query` (the cosine distance of their best
+/// chunk), within one workspace or across all.
+pub(crate) fn nearest(
+    client: &mut postgres::Client,
+    query: &[f32],
+    k: usize,
+    scope: &Scope,
+) -> Result<Vec<(NoteId, f32)>, StoreError> {
+    let vector = format!("[{}]", query.iter().map(f32::to_string).collect::<Vec<_>>().join(","));
+    let rows = client
+        .query(
+            "SELECT note_id, min(embedding <=> $1::text::vector)::float4 AS distance FROM note_vectors
+             WHERE $3::text IS NULL OR workspace = $3
+             GROUP BY note_id ORDER BY distance, note_id LIMIT $2",
+            &[&vector, &(k as i64), &scope.workspace_param()],
+        )
+        .map_err(|e| pg("cannot search the notes' vectors", e))?;
+    Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+}
+
+/// `word` with a number split from the unit after it, as `mnemo_words`
+/// splits a note's text (`30s` is the phrase `30_s`).
+fn split_units(word: &str) -> String {
+    let mut out = String::with_capacity(word.len() + 2);
+    let mut previous = None;
+    for c in word.chars() {
+        if previous.is_some_and(|p: char| p.is_ascii_digit()) && c.is_alphabetic() {
+            out.push('_');
+        }
+        out.push(c);
+        previous = Some(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_number_is_split_from_its_unit_as_a_notes_text_is() {
+        assert_eq!(split_units("30s"), "30_s");
+        assert_eq!(split_units("1h30m"), "1_h30_m");
+        assert_eq!(split_units("e0107"), "e0107");
+        assert_eq!(split_units("larder_cache_dir"), "larder_cache_dir");
+    }
+}
