@@ -9,49 +9,20 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use common::corpus;
+use common::{QUERIES, corpus, percentile};
 use mnemo_core::recall::RecallRequest;
 use mnemo_core::recall::token_signs::QueryTokens;
 use mnemo_core::{Actor, Timestamp};
-use mnemo_embed::{Embedder, ModelLocation, default_model_dir};
 use mnemo_store::Store;
 use mnemo_store::import_jsonl::{prepare, write};
 use mnemo_store::recall::{DEFAULT_POOL, DEFAULT_RERANK};
 
-const QUERIES: [&str; 10] = [
-    "why does the proxy drop the cache after a config reload",
-    "restart the daemon safely while it holds the lock",
-    "which timeout applies to upstream requests",
-    "how do I purge a prefix from the segment store",
-    "metrics for eviction under memory pressure",
-    "tls certificate reload without downtime",
-    "header size limits on the proxy",
-    "index rebuild takes too long after restart",
-    "what is the eviction policy of the segment cache",
-    "config option for upstream keepalive",
-];
-
-fn percentile(samples: &mut [Duration], p: f64) -> f64 {
-    samples.sort();
-    let index = ((samples.len() as f64 - 1.0) * p).round() as usize;
-    samples[index].as_secs_f64() * 1e3
-}
-
 fn main() {
     let sizes: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
     let sizes = if sizes.is_empty() { vec![1_000, 10_000, 100_000] } else { sizes };
-    let env = |name: &str| std::env::var(name).ok();
-    let location = ModelLocation::resolve(
-        env("MNEMO_MODEL_DIR").as_deref(),
-        env("ORT_DYLIB_PATH").as_deref(),
-        None,
-        None,
-        default_model_dir(env("XDG_DATA_HOME").as_deref(), env("HOME").as_deref()),
-    )
-    .expect("a model location");
-    let mut embedder = Embedder::load(&location).unwrap_or_else(|e| panic!("{e}"));
+    let mut embedder = common::embedder();
     println!(
         "| notes | import with embedding | notes/s | token signs | recall p50 / p95, first stage | reranking the best 30 | reranking the pool (default) | ranking only, first stage |"
     );

@@ -10,62 +10,19 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
-
-use common::corpus;
+use common::{QUERIES, corpus, measure};
 use mnemo_core::recall::RecallRequest;
 use mnemo_core::recall::token_signs::QueryTokens;
 use mnemo_core::{Actor, Timestamp};
-use mnemo_embed::{Embedder, ModelLocation, default_model_dir};
 use mnemo_store::import_jsonl::{prepare, write};
 use mnemo_store::recall::{DEFAULT_POOL, DEFAULT_RERANK};
 use mnemo_store::{Scope, Store};
-
-const QUERIES: [&str; 10] = [
-    "why does the proxy drop the cache after a config reload",
-    "restart the daemon safely while it holds the lock",
-    "which timeout applies to upstream requests",
-    "how do I purge a prefix from the segment store",
-    "metrics for eviction under memory pressure",
-    "tls certificate reload without downtime",
-    "header size limits on the proxy",
-    "index rebuild takes too long after restart",
-    "what is the eviction policy of the segment cache",
-    "config option for upstream keepalive",
-];
-
-fn percentile(samples: &mut [Duration], p: f64) -> f64 {
-    samples.sort();
-    samples[((samples.len() as f64 - 1.0) * p).round() as usize].as_secs_f64() * 1e3
-}
-
-/// p50 and p95 of `rounds` passes over the queries.
-fn measure(mut run: impl FnMut(usize)) -> (f64, f64) {
-    let mut times = Vec::new();
-    for _ in 0..5 {
-        for q in 0..QUERIES.len() {
-            let started = Instant::now();
-            run(q);
-            times.push(started.elapsed());
-        }
-    }
-    (percentile(&mut times, 0.5), percentile(&mut times, 0.95))
-}
 
 fn main() {
     let args: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
     let count = args.first().copied().unwrap_or(10_000);
     let others = args.get(1).copied().unwrap_or(9);
-    let env = |name: &str| std::env::var(name).ok();
-    let location = ModelLocation::resolve(
-        env("MNEMO_MODEL_DIR").as_deref(),
-        env("ORT_DYLIB_PATH").as_deref(),
-        None,
-        None,
-        default_model_dir(env("XDG_DATA_HOME").as_deref(), env("HOME").as_deref()),
-    )
-    .expect("a model location");
-    let mut embedder = Embedder::load(&location).unwrap_or_else(|e| panic!("{e}"));
+    let mut embedder = common::embedder();
     let identity = embedder.identity().to_string();
     let text = corpus(count);
     let grouped = embedder.embed_notes(&prepare(text.as_bytes(), Actor::Agent).unwrap().texts(), |_, _| {}).unwrap();

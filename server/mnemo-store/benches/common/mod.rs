@@ -1,6 +1,59 @@
 //! The generated corpus the benchmarks share: `count` notes in the
 //! `eval/corpus.jsonl` schema, mixed kinds, priorities and states, a tenth
-//! superseded by the following note.
+//! superseded by the following note; the queries the recall benchmarks
+//! ask of it, how their times are summed up, and the model they load.
+#![allow(dead_code)] // each benchmark uses its share
+
+use std::time::{Duration, Instant};
+
+use mnemo_embed::{Embedder, ModelLocation, default_model_dir};
+
+/// The recall benchmarks' queries over the corpus.
+pub const QUERIES: [&str; 10] = [
+    "why does the proxy drop the cache after a config reload",
+    "restart the daemon safely while it holds the lock",
+    "which timeout applies to upstream requests",
+    "how do I purge a prefix from the segment store",
+    "metrics for eviction under memory pressure",
+    "tls certificate reload without downtime",
+    "header size limits on the proxy",
+    "index rebuild takes too long after restart",
+    "what is the eviction policy of the segment cache",
+    "config option for upstream keepalive",
+];
+
+/// The `p` percentile of `samples`, in milliseconds.
+pub fn percentile(samples: &mut [Duration], p: f64) -> f64 {
+    samples.sort();
+    samples[((samples.len() as f64 - 1.0) * p).round() as usize].as_secs_f64() * 1e3
+}
+
+/// p50 and p95 of five passes of `run` over the queries (by index).
+pub fn measure(mut run: impl FnMut(usize)) -> (f64, f64) {
+    let mut times = Vec::new();
+    for _ in 0..5 {
+        for q in 0..QUERIES.len() {
+            let started = Instant::now();
+            run(q);
+            times.push(started.elapsed());
+        }
+    }
+    (percentile(&mut times, 0.5), percentile(&mut times, 0.95))
+}
+
+/// The installed model, found as mnemo finds it (`MNEMO_MODEL_DIR`, else the default directory).
+pub fn embedder() -> Embedder {
+    let env = |name: &str| std::env::var(name).ok();
+    let location = ModelLocation::resolve(
+        env("MNEMO_MODEL_DIR").as_deref(),
+        env("ORT_DYLIB_PATH").as_deref(),
+        None,
+        None,
+        default_model_dir(env("XDG_DATA_HOME").as_deref(), env("HOME").as_deref()),
+    )
+    .expect("a model location");
+    Embedder::load(&location).unwrap_or_else(|e| panic!("{e}"))
+}
 
 const KINDS: [&str; 7] = ["directive", "task", "gotcha", "finding", "reference", "decision", "operational"];
 const WORDS: [&str; 16] = [

@@ -38,6 +38,7 @@ pub fn copy_into(store: &Store, client: &mut postgres::Client) -> Result<CopyRep
             added.insert(table.name, copy_table(store, &mut tx, table)?);
         }
         let vectors_added = copy_vectors(store, &mut tx)?;
+        super::search::fold_counts(&mut tx)?;
         let (events_total, chain_head) = super::log_of(&mut tx)?;
         let source_events: i64 = store.conn.query_row("SELECT count(*) FROM events", [], |r| r.get(0))?;
         let source_head = crate::chain::head(&store.conn)?;
@@ -50,6 +51,8 @@ pub fn copy_into(store: &Store, client: &mut postgres::Client) -> Result<CopyRep
             });
         }
         tx.commit().map_err(|e| pg("cannot commit the copy", e))?;
+        // The planner's figures for what may be most of the database now (recall's search).
+        client.batch_execute("ANALYZE").map_err(|e| pg("cannot analyze the copy", e))?;
         Ok(CopyReport {
             notes_added: added.get("notes").copied().unwrap_or(0),
             events_added: added.get("events").copied().unwrap_or(0),

@@ -89,6 +89,9 @@ pub(super) fn push(database: &mut postgres::Transaction<'_>, w: &Writer<'_>) -> 
             database.execute("SELECT mnemo_forget($1)", &[&id]).map_err(|e| pg("cannot forget", e))?;
         }
     }
+    if sent {
+        super::search::fold_counts(database)?;
+    }
     Ok(sent)
 }
 

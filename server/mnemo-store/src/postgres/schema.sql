@@ -30,18 +30,40 @@ ALTER TABLE notes ADD COLUMN IF NOT EXISTS search tsvector GENERATED ALWAYS AS
     (setweight(to_tsvector('english', mnemo_words(title)), 'A')
      || setweight(to_tsvector('english', mnemo_words(body)), 'B')) STORED;
 CREATE INDEX IF NOT EXISTS notes_search ON notes USING gin (search);
--- What BM25 needs beyond the notes themselves, as FTS5 keeps it: how many
--- notes hold each word (mnemo_terms), how many notes there are and how many
--- words they hold in all (mnemo_text_stats), kept by a trigger on notes.
+-- What BM25 needs beyond the notes themselves, as FTS5 keeps it: each
+-- word's postings (note_terms: in which notes, how often — a title's
+-- occurrences counted twice, as `lexical::TITLE_WEIGHT` weighs them in FTS5
+-- — and the note's length), how many notes hold each word (mnemo_terms),
+-- how many notes there are and how many words they hold in all
+-- (mnemo_text_stats). A trigger on notes writes the postings and stages
+-- what the counts gain or lose (mnemo_text_deltas: only inserts, so a copy
+-- of 100k notes in one transaction does not update one row 100k times);
+-- every mnemo write folds them in before it commits (mnemo_fold_terms).
 -- A note's length is its last word's position: stopwords count, as in FTS5.
 CREATE OR REPLACE FUNCTION mnemo_token_count(doc tsvector) RETURNS BIGINT LANGUAGE sql IMMUTABLE AS
     $$ SELECT COALESCE(max(p), 0) FROM unnest(doc) u, unnest(u.positions) p $$;
+CREATE TABLE IF NOT EXISTS note_terms (
+    lexeme     TEXT    NOT NULL,
+    workspace  TEXT    NOT NULL,
+    note_id    BIGINT  NOT NULL,
+    tf         REAL    NOT NULL,
+    len        INT     NOT NULL,
+    PRIMARY KEY (lexeme, workspace, note_id)
+);
 CREATE TABLE IF NOT EXISTS mnemo_terms (lexeme TEXT PRIMARY KEY, notes BIGINT NOT NULL);
 CREATE TABLE IF NOT EXISTS mnemo_text_stats (
     one     BOOLEAN  PRIMARY KEY DEFAULT true CHECK (one),
     notes   BIGINT   NOT NULL,
     tokens  BIGINT   NOT NULL
 );
+-- One row per word of a note written (lexeme) or per note (lexeme NULL, with its length).
+CREATE TABLE IF NOT EXISTS mnemo_text_deltas (lexeme TEXT, notes INT NOT NULL, tokens BIGINT NOT NULL);
+CREATE OR REPLACE FUNCTION mnemo_postings(note BIGINT, home TEXT, doc tsvector)
+RETURNS TABLE (lexeme TEXT, workspace TEXT, note_id BIGINT, tf REAL, len INT) LANGUAGE sql IMMUTABLE AS $$
+    SELECT u.lexeme, home, note, (SELECT sum(CASE WHEN w = 'A' THEN 2 ELSE 1 END) FROM unnest(u.weights) w),
+           mnemo_token_count(doc)
+    FROM unnest(doc) u
+$$;
 DO $$
 BEGIN
     IF NOT EXISTS (SELECT 1 FROM mnemo_text_stats) THEN
@@ -49,6 +71,7 @@ BEGIN
             SELECT count(*), COALESCE(sum(mnemo_token_count(search)), 0) FROM notes;
         INSERT INTO mnemo_terms (lexeme, notes)
             SELECT lexeme, count(*) FROM notes, unnest(tsvector_to_array(search)) lexeme GROUP BY lexeme;
+        INSERT INTO note_terms SELECT p.* FROM notes n, mnemo_postings(n.id, n.workspace, n.search) p;
     END IF;
 END $$;
 CREATE OR REPLACE FUNCTION mnemo_count_terms() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
@@ -57,13 +80,37 @@ DECLARE
     sign CONSTANT INT := CASE TG_OP WHEN 'INSERT' THEN 1 ELSE -1 END;
     doc CONSTANT tsvector := CASE TG_OP WHEN 'INSERT' THEN NEW.search ELSE OLD.search END;
 BEGIN
-    INSERT INTO mnemo_terms (lexeme, notes) SELECT lexeme, sign FROM unnest(tsvector_to_array(doc)) lexeme
-        ON CONFLICT (lexeme) DO UPDATE SET notes = mnemo_terms.notes + EXCLUDED.notes;
-    -- A forgotten note's words leave no row behind that only it held.
-    DELETE FROM mnemo_terms WHERE notes <= 0 AND lexeme = ANY (tsvector_to_array(doc));
-    UPDATE mnemo_text_stats SET notes = notes + sign, tokens = tokens + sign * mnemo_token_count(doc);
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO note_terms SELECT * FROM mnemo_postings(NEW.id, NEW.workspace, doc);
+    ELSE
+        DELETE FROM note_terms
+            WHERE lexeme = ANY (tsvector_to_array(doc)) AND workspace = OLD.workspace AND note_id = OLD.id;
+    END IF;
+    INSERT INTO mnemo_text_deltas (lexeme, notes, tokens)
+        SELECT lexeme, sign, 0 FROM unnest(tsvector_to_array(doc)) lexeme
+        UNION ALL SELECT NULL, sign, sign * mnemo_token_count(doc);
     RETURN NULL;
 END $$;
+CREATE OR REPLACE FUNCTION mnemo_fold_terms() RETURNS void LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = public, pg_temp AS $$
+DECLARE emptied TEXT[];
+BEGIN
+    WITH taken AS (DELETE FROM mnemo_text_deltas RETURNING *),
+    totals AS (
+        UPDATE mnemo_text_stats SET notes = mnemo_text_stats.notes + f.notes, tokens = mnemo_text_stats.tokens + f.tokens
+        FROM (SELECT COALESCE(sum(notes), 0) AS notes, COALESCE(sum(tokens), 0) AS tokens
+              FROM taken WHERE lexeme IS NULL) f
+        RETURNING 1),
+    words AS (
+        INSERT INTO mnemo_terms (lexeme, notes)
+            SELECT lexeme, sum(notes) FROM taken WHERE lexeme IS NOT NULL GROUP BY lexeme
+            ON CONFLICT (lexeme) DO UPDATE SET notes = mnemo_terms.notes + EXCLUDED.notes
+        RETURNING lexeme, notes)
+    SELECT array_agg(lexeme) FILTER (WHERE notes <= 0) INTO emptied FROM words, (SELECT count(*) FROM totals) t;
+    -- A forgotten note's words leave no row behind that only it held.
+    DELETE FROM mnemo_terms WHERE lexeme = ANY (emptied);
+END $$;
+REVOKE ALL ON FUNCTION mnemo_fold_terms() FROM PUBLIC;
 CREATE OR REPLACE TRIGGER notes_count_terms AFTER INSERT OR DELETE ON notes
     FOR EACH ROW EXECUTE FUNCTION mnemo_count_terms();
 
@@ -254,6 +301,7 @@ BEGIN
 END $$;
 REVOKE ALL ON FUNCTION mnemo_forget(BIGINT) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION mnemo_forget(BIGINT) TO mnemo_writer;
+GRANT EXECUTE ON FUNCTION mnemo_fold_terms() TO mnemo_writer;
 GRANT USAGE, SELECT ON SEQUENCE mnemo_rev TO mnemo_writer;
 
 -- Which store this database is (a replica of another database under the

@@ -9,14 +9,15 @@ use mnemo_core::NoteId;
 
 use super::pg;
 use crate::error::StoreError;
-use crate::lexical::{Join, TITLE_WEIGHT};
+use crate::lexical::Join;
 use crate::read::Scope;
 
 /// Up to `limit` notes holding any (or every) of `words`, best first, with
 /// their BM25 score (higher is better) as FTS5 computes it: k1 1.2, b 0.75,
-/// each word's idf over the whole store (`mnemo_terms`), a title's
-/// occurrences weighted by `lexical::TITLE_WEIGHT`, a note's length against
-/// the average (`mnemo_text_stats`).
+/// each word's idf over the whole store (`mnemo_terms`), its weighted count
+/// in each note from the postings (`note_terms`), a note's length against
+/// the average (`mnemo_text_stats`). The postings are read for the query's
+/// words only.
 pub(crate) fn lexical(
     client: &mut postgres::Client,
     words: &[String],
@@ -29,28 +30,39 @@ pub(crate) fn lexical(
     // A word with `_` is a phrase of its parts, as in FTS5 and `notes.search`.
     let words: Vec<String> = words.iter().map(|w| split_units(w)).collect();
     let query = words.join(if join == Join::Any { " or " } else { " " });
+    // A note with a posting of any word holds one of them; only a phrase or
+    // every word asks the full-text index which notes match.
+    let whole = if join == Join::Every || words.iter().any(|w| w.contains('_')) {
+        "AND p.note_id IN (SELECT id FROM notes WHERE search @@ websearch_to_tsquery('english', $1))"
+    } else {
+        "AND $1::text IS NOT NULL"
+    };
     let sql = format!(
-        "WITH stats AS (SELECT notes::float8 AS n, tokens::float8 / greatest(notes, 1) AS avgdl FROM mnemo_text_stats),
-         terms AS (
+        "WITH stats AS MATERIALIZED (
+             SELECT notes::float8 AS n, tokens::float8 / greatest(notes, 1) AS avgdl FROM mnemo_text_stats),
+         terms AS MATERIALIZED (
              SELECT l AS lexeme,
                     greatest(ln((s.n - COALESCE(t.notes, 0) + 0.5) / (COALESCE(t.notes, 0) + 0.5)), 1e-6) AS idf
              FROM unnest(tsvector_to_array(to_tsvector('english', $4))) l
-             CROSS JOIN stats s LEFT JOIN mnemo_terms t ON t.lexeme = l),
-         matched AS (
-             SELECT n.id, n.search, mnemo_token_count(n.search)::float8 AS len FROM notes n
-             WHERE n.search @@ websearch_to_tsquery('english', $1) AND ($3::text IS NULL OR {}))
-         SELECT m.id, sum(t.idf * h.w * 2.2 / (h.w + 1.2 * (0.25 + 0.75 * m.len / greatest(s.avgdl, 1))))::float8 AS score
-         FROM matched m CROSS JOIN stats s
-         CROSS JOIN LATERAL unnest(m.search) u
-         JOIN terms t ON t.lexeme = u.lexeme
-         CROSS JOIN LATERAL (SELECT sum(CASE WHEN x = 'A' THEN {TITLE_WEIGHT:.1} ELSE 1.0 END) AS w FROM unnest(u.weights) x) h
-         GROUP BY m.id ORDER BY score DESC, m.id LIMIT $2",
-        crate::workspace::born_in("n.workspace", "$3::text")
+             CROSS JOIN stats s LEFT JOIN mnemo_terms t ON t.lexeme = l)
+         SELECT p.note_id, sum(t.idf * p.tf * 2.2 / (p.tf + 1.2 * (0.25 + 0.75 * p.len / greatest(s.avgdl, 1))))::float8 AS score
+         FROM terms t JOIN note_terms p ON p.lexeme = t.lexeme CROSS JOIN stats s
+         WHERE ($3::text IS NULL OR {}) {whole}
+         GROUP BY p.note_id ORDER BY score DESC, p.note_id LIMIT $2",
+        crate::workspace::born_in("p.workspace", "$3::text")
     );
     let rows = client
         .query(&sql, &[&query, &(limit as i64), &scope.workspace_param(), &words.join(" ")])
         .map_err(|e| pg("cannot search the notes' text", e))?;
     Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+}
+
+/// Fold what this transaction's notes added to (or took from) the word
+/// counts BM25 reads (`mnemo_text_deltas`, schema.sql) into them: once per
+/// write, before it commits.
+pub(crate) fn fold_counts(database: &mut impl postgres::GenericClient) -> Result<(), StoreError> {
+    database.execute("SELECT mnemo_fold_terms()", &[]).map_err(|e| pg("cannot count the notes' words", e))?;
+    Ok(())
 }
 
 /// The `k` notes nearest to `query` (the cosine distance of their best
