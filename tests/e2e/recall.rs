@@ -325,16 +325,14 @@ fn the_harness_scores_a_postgresql_store_as_it_scores_a_file() {
         let r = if mode == "hybrid" { r } else { &r[mode] };
         r[key].as_f64().unwrap()
     };
-    // Measured (README, "A team's store on PostgreSQL"): vector only is the
-    // same to the digit (exact pgvector); hybrid differs by one query of 85
-    // at a tie, where FTS5's Porter stemmer and PostgreSQL's Snowball part
-    // (the report rounds to three digits).
+    // The goal (README, "A team's store on PostgreSQL"): the same scores
+    // within 0.01; vector only is the same to the digit (exact pgvector).
     for key in ["recall_at_k", "hit_at_k", "mrr"] {
         assert_eq!(at(&database, "vector_only", key), at(&file, "vector_only", key), "vector only {key}");
-        let (d, f) = (at(&database, "hybrid", key), at(&file, "hybrid", key));
-        assert!((d - f).abs() <= 1.0 / 85.0 + 0.001, "hybrid {key}: database {d}, file {f}");
-        let (d, f) = (at(&database, "lexical_only", key), at(&file, "lexical_only", key));
-        assert!(d >= f - 0.01, "lexical only {key}: database {d}, file {f}");
+        for mode in ["hybrid", "lexical_only"] {
+            let (d, f) = (at(&database, mode, key), at(&file, mode, key));
+            assert!((d - f).abs() <= 0.01 || (mode == "lexical_only" && d > f), "{mode} {key}: database {d}, file {f}");
+        }
     }
     assert_eq!(database["cross_workspace_leaks"], serde_json::json!([]));
     assert_eq!(database["silent_stale_misses"], serde_json::json!([]));

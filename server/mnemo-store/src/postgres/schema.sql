@@ -22,10 +22,11 @@ CREATE INDEX IF NOT EXISTS notes_by_workspace ON notes (workspace, kind, id);
 -- tsvector, the title weighted A and the body B, kept by PostgreSQL itself.
 -- Words are split where FTS5 splits them, at every character that is not a
 -- letter or a digit (`lock.rs` is `lock` and `rs`, not a file name), and a
--- number is split from the unit after it (`30s` holds `30`, as FTS5's
--- Porter stemmer reads it; search.rs splits a query's words the same way).
+-- number's plural `s` goes as FTS5's Porter stemmer drops it (`30s` is
+-- `30`; Snowball, PostgreSQL's, keeps it; search.rs reads a query's words
+-- the same way).
 CREATE OR REPLACE FUNCTION mnemo_words(raw TEXT) RETURNS TEXT LANGUAGE sql IMMUTABLE AS
-    $$ SELECT regexp_replace(regexp_replace(raw, '[^[:alnum:]]+', ' ', 'g'), '([0-9])([[:alpha:]])', '\1 \2', 'g') $$;
+    $$ SELECT regexp_replace(regexp_replace(raw, '[^[:alnum:]]+', ' ', 'g'), '([0-9])[sS]\M', '\1', 'g') $$;
 ALTER TABLE notes ADD COLUMN IF NOT EXISTS search tsvector GENERATED ALWAYS AS
     (setweight(to_tsvector('english', mnemo_words(title)), 'A')
      || setweight(to_tsvector('english', mnemo_words(body)), 'B')) STORED;

@@ -28,7 +28,7 @@ pub(crate) fn lexical(
     // websearch syntax: words (letters, digits, `_`: `lexical::query_words`)
     // joined by `or`, or by spaces for every word; nothing else is special.
     // A word with `_` is a phrase of its parts, as in FTS5 and `notes.search`.
-    let words: Vec<String> = words.iter().map(|w| split_units(w)).collect();
+    let words: Vec<String> = words.iter().map(|w| porter_number(w)).collect();
     let query = words.join(if join == Join::Any { " or " } else { " " });
     // A note with a posting of any word holds one of them; only a phrase or
     // every word asks the full-text index which notes match.
@@ -85,19 +85,14 @@ pub(crate) fn nearest(
     Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
 }
 
-/// `word` with a number split from the unit after it, as `mnemo_words`
-/// splits a note's text (`30s` is the phrase `30_s`).
-fn split_units(word: &str) -> String {
-    let mut out = String::with_capacity(word.len() + 2);
-    let mut previous = None;
-    for c in word.chars() {
-        if previous.is_some_and(|p: char| p.is_ascii_digit()) && c.is_alphabetic() {
-            out.push('_');
-        }
-        out.push(c);
-        previous = Some(c);
+/// `word` as `mnemo_words` reads a note's text: a number's plural `s`
+/// dropped, as FTS5's Porter stemmer drops it (`30s` is `30`).
+fn porter_number(word: &str) -> String {
+    let mut chars = word.chars().rev();
+    match (chars.next(), chars.next()) {
+        (Some('s' | 'S'), Some(digit)) if digit.is_ascii_digit() => word[..word.len() - 1].to_string(),
+        _ => word.to_string(),
     }
-    out
 }
 
 #[cfg(test)]
@@ -105,10 +100,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_number_is_split_from_its_unit_as_a_notes_text_is() {
-        assert_eq!(split_units("30s"), "30_s");
-        assert_eq!(split_units("1h30m"), "1_h30_m");
-        assert_eq!(split_units("e0107"), "e0107");
-        assert_eq!(split_units("larder_cache_dir"), "larder_cache_dir");
+    fn a_numbers_plural_s_goes_as_a_notes_text_loses_it() {
+        assert_eq!(porter_number("30s"), "30");
+        assert_eq!(porter_number("1990s"), "1990");
+        assert_eq!(porter_number("250ms"), "250ms");
+        assert_eq!(porter_number("e0107"), "e0107");
+        assert_eq!(porter_number("s"), "s");
+        assert_eq!(porter_number("larder_cache_dir"), "larder_cache_dir");
     }
 }
