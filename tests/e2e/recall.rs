@@ -331,7 +331,9 @@ fn the_harness_scores_a_postgresql_store_as_it_scores_a_file() {
         assert_eq!(at(&database, "vector_only", key), at(&file, "vector_only", key), "vector only {key}");
         for mode in ["hybrid", "lexical_only"] {
             let (d, f) = (at(&database, mode, key), at(&file, mode, key));
-            assert!((d - f).abs() <= 0.01 || (mode == "lexical_only" && d > f), "{mode} {key}: database {d}, file {f}");
+            // Lexical only may be a little better (Snowball, not Porter), never worse.
+            let better = mode == "lexical_only" && d > f && d - f <= 0.03;
+            assert!((d - f).abs() <= 0.01 || better, "{mode} {key}: database {d}, file {f}");
         }
     }
     assert_eq!(database["cross_workspace_leaks"], serde_json::json!([]));

@@ -74,6 +74,15 @@ fn a_store_is_copied_whole_once_and_the_database_keeps_its_log_append_only() {
     client.batch_execute("SET ROLE mnemo_writer").unwrap();
     let denied = client.batch_execute("UPDATE events SET reason = 'rewritten'").unwrap_err();
     assert!(denied.as_db_error().unwrap().message().contains("permission denied"), "{denied}");
+    // Nor may it skew what recall's BM25 reads (the trigger and the fold write it).
+    for statement in [
+        "INSERT INTO mnemo_text_deltas (lexeme, notes, tokens) VALUES ('cache', -1000, 0)",
+        "INSERT INTO note_terms VALUES ('cache', 'elsewhere', 1, 1, 1)",
+        "UPDATE mnemo_terms SET notes = 0",
+    ] {
+        let denied = client.batch_execute(statement).unwrap_err();
+        assert!(denied.as_db_error().unwrap().message().contains("permission denied"), "{statement}: {denied}");
+    }
     client.batch_execute("RESET ROLE").unwrap();
     for statement in ["UPDATE events SET reason = 'rewritten'", "DELETE FROM notes", "DELETE FROM event_chain"] {
         let refused = client.batch_execute(statement).unwrap_err();
@@ -112,6 +121,8 @@ fn a_store_is_copied_whole_once_and_the_database_keeps_its_log_append_only() {
     assert_eq!(count(&mut client, "SELECT count(*) FROM mnemo_terms WHERE lexeme = 'zebraquokka'"), 1);
     env.ok(&["--store", &url, "forget", &secret.to_string(), "--confirm"]);
     assert_eq!(count(&mut client, "SELECT count(*) FROM mnemo_terms WHERE lexeme = 'zebraquokka'"), 0);
+    assert_eq!(count(&mut client, &format!("SELECT count(*) FROM note_terms WHERE note_id = {secret}")), 0);
+    assert_eq!(count(&mut client, "SELECT count(*) FROM mnemo_text_deltas"), 0, "every write folds its counts");
     assert_eq!(count(&mut client, "SELECT notes FROM mnemo_text_stats"), 3);
     assert!(!env.ok(&["--store", &url, "recall", "zebraquokka"]).contains("Zebraquokka"));
 
@@ -139,6 +150,10 @@ fn a_bad_location_is_said_and_a_password_never_printed() {
     let url = format!("postgres://mnemo:hunter2@localhost:5/x?host={}", nowhere.display());
     let said = env.fails(&["store", "copy", "--to", &url], 1);
     assert!(said.contains("cannot connect to postgres://mnemo:***@localhost") && !said.contains("hunter2"), "{said}");
+    assert!(said.contains("No such file or directory") && said.contains("is the server running"), "{said}");
+    // Every command says the same of a store it cannot reach.
+    let said = env.fails(&["--store", &url, "list"], 1);
+    assert!(said.contains("cannot connect to") && said.contains("is the server running"), "{said}");
     let said = env.fails(&["store", "copy", "--from", "/nonexistent/memory.db", "--to", &url], 1);
     assert!(said.contains("no store at /nonexistent/memory.db"), "{said}");
 }

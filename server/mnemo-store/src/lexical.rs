@@ -39,12 +39,15 @@ fn fts5_expression(words: &[String], join: Join) -> String {
     words.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(operator)
 }
 
-/// The query's words, lowercased, stopwords and repeats left out.
+/// The query's words, lowercased, stopwords and repeats left out (a set
+/// remembers the repeats: a pasted log of 50k words was seconds of
+/// comparisons when the list itself was searched).
 pub(crate) fn query_words(query: &str) -> Option<Vec<String>> {
     let mut words: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for word in query.split(|c: char| !c.is_alphanumeric() && c != '_').filter(|w| !w.is_empty()) {
         let word = word.to_lowercase();
-        if STOPWORDS.contains(&word.as_str()) || words.contains(&word) {
+        if STOPWORDS.contains(&word.as_str()) || !seen.insert(word.clone()) {
             continue;
         }
         words.push(word);

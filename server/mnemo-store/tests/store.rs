@@ -823,3 +823,30 @@ fn a_replica_of_another_database_under_the_same_url_is_not_mixed_in() {
     assert_eq!(id, 1, "ids are the new database's");
     assert!(store.verify().unwrap().is_clean());
 }
+
+/// A long-lived process whose connection the server dropped (a restart, a
+/// network cut) searches and writes again on a new one, losing nothing.
+#[test]
+fn a_lost_connection_to_the_database_is_made_again() {
+    if !backend::on_postgres() {
+        return;
+    }
+    let mut f = fixture();
+    let drop_connections = |url: &str| {
+        let mut admin = postgres::Client::connect(url, postgres::NoTls).unwrap();
+        admin
+            .batch_execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                 WHERE datname = current_database() AND pid <> pg_backend_pid()",
+            )
+            .unwrap();
+    };
+    let url = f.path.to_str().unwrap().to_string();
+    f.store.write(|w| w.create("w", note(Kind::Gotcha, "lock release order"), Actor::Agent, Timestamp(1))).unwrap();
+    drop_connections(&url);
+    assert_eq!(f.store.lexical_matches("lock", 5, &ws("w")).unwrap().len(), 1, "a search connects again");
+    drop_connections(&url);
+    let id = f.store.write(|w| w.create("w", note(Kind::Task, "after the cut"), Actor::Agent, Timestamp(2))).unwrap();
+    assert_eq!(id, 2, "a write connects again");
+    assert_eq!(f.store.lexical_matches("cut", 5, &ws("w")).unwrap().len(), 1);
+}

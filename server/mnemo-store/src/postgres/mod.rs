@@ -40,7 +40,7 @@ pub fn connect(url: &str) -> Result<postgres::Client, StoreError> {
 }
 
 /// The schema version `schema.sql` makes (its `mnemo_meta` row).
-const SCHEMA_VERSION: &str = "3";
+const SCHEMA_VERSION: u32 = 3;
 
 /// Connect to `url` to use the store: the schema is made when the database
 /// has none or an older one (which takes its owner); a role that may only
@@ -58,7 +58,8 @@ pub(crate) fn connect_for_use(url: &str) -> Result<postgres::Client, StoreError>
             .map(|r| r.get(0)),
         false => None,
     };
-    if current.as_deref() != Some(SCHEMA_VERSION) {
+    // Only an older schema is made again (a newer one is a newer mnemo's).
+    if current.and_then(|v| v.parse::<u32>().ok()).is_none_or(|v| v < SCHEMA_VERSION) {
         client.batch_execute(SCHEMA).map_err(|e| pg("cannot create the schema", e))?;
     }
     Ok(client)
@@ -67,8 +68,21 @@ pub(crate) fn connect_for_use(url: &str) -> Result<postgres::Client, StoreError>
 /// Connect to `url` and change nothing (reading it back, verifying it: a
 /// dropped guard must be found, not quietly made again).
 pub fn connect_as_is(url: &str) -> Result<postgres::Client, StoreError> {
-    postgres::Client::connect(url, postgres::NoTls)
-        .map_err(|e| StoreError::Postgres { what: format!("cannot connect to {}", redact(url)), reason: e.to_string() })
+    postgres::Client::connect(url, postgres::NoTls).map_err(|e| {
+        // The client says "error connecting to server"; why is in its source.
+        let mut reason = e.to_string();
+        let mut source = std::error::Error::source(&e);
+        while let Some(cause) = source {
+            reason = format!("{reason}: {cause}");
+            source = cause.source();
+        }
+        if e.as_db_error().is_none() {
+            reason.push_str(
+                " (is the server running, and the URL right? a Unix socket is `?host=/its/directory`; nothing was changed)",
+            );
+        }
+        StoreError::Postgres { what: format!("cannot connect to {}", redact(url)), reason }
+    })
 }
 
 /// `store verify` of a PostgreSQL store: copied into a private temporary

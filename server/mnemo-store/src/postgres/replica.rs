@@ -44,19 +44,52 @@ pub(crate) struct Shared {
     /// Behind a lock so reads (`&Store`: recall's search in the database)
     /// can use it too.
     client: Mutex<Option<postgres::Client>>,
+    /// The URL to connect again with when the connection was lost (a
+    /// restart of the server under a long-lived language server).
+    url: String,
     /// The URL it was opened with, password redacted (for messages).
     pub shown: String,
 }
 
+/// The connection in `slot`, made again first when it was closed.
+fn open_connection<'a>(
+    slot: &'a mut Option<postgres::Client>,
+    url: &str,
+) -> Result<&'a mut postgres::Client, StoreError> {
+    if slot.as_ref().is_none_or(postgres::Client::is_closed) {
+        *slot = Some(super::connect_as_is(url)?);
+    }
+    Ok(slot.as_mut().expect("connected above"))
+}
+
 impl Shared {
-    fn client(&mut self) -> &mut postgres::Client {
-        self.client.get_mut().unwrap_or_else(PoisonError::into_inner).as_mut().expect("open until dropped")
+    /// The connection for a pull or a write, asked first whether the server
+    /// still answers (a lost connection is otherwise found only by the
+    /// write it fails).
+    fn client(&mut self) -> Result<&mut postgres::Client, StoreError> {
+        let slot = self.client.get_mut().unwrap_or_else(PoisonError::into_inner);
+        if slot.as_mut().is_some_and(|c| c.is_valid(std::time::Duration::from_secs(10)).is_err()) {
+            *slot = None;
+        }
+        open_connection(slot, &self.url)
     }
 
-    /// Run `f` with the database connection, where it may block.
-    pub(crate) fn with_client<T>(&self, f: impl FnOnce(&mut postgres::Client) -> T) -> T {
-        let mut client = self.client.lock().unwrap_or_else(PoisonError::into_inner);
-        super::blocking(|| f(client.as_mut().expect("open until dropped")))
+    /// Run `f`, which only reads, with the database connection, where it
+    /// may block; once more on a new connection when the old one was lost.
+    pub(crate) fn with_client<T>(
+        &self,
+        f: impl Fn(&mut postgres::Client) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let mut slot = self.client.lock().unwrap_or_else(PoisonError::into_inner);
+        super::blocking(|| {
+            let first = f(open_connection(&mut slot, &self.url)?);
+            match first {
+                Err(_) if slot.as_ref().is_some_and(postgres::Client::is_closed) => {
+                    f(open_connection(&mut slot, &self.url)?)
+                }
+                other => other,
+            }
+        })
     }
 }
 
@@ -116,7 +149,7 @@ pub fn open_with_replica(url: &str, path: &Path) -> Result<Store, StoreError> {
     }
     store.conn.execute_batch("CREATE TABLE IF NOT EXISTS replica (key TEXT PRIMARY KEY, value TEXT NOT NULL);")?;
     store.conn.execute("INSERT OR REPLACE INTO replica (key, value) VALUES ('store_id', ?1)", [&store_id])?;
-    store.shared = Some(Shared { client: Mutex::new(Some(client)), shown: redact(url) });
+    store.shared = Some(Shared { client: Mutex::new(Some(client)), url: url.to_string(), shown: redact(url) });
     store.pull()?;
     push::capture(&store.conn)?;
     Ok(store)
@@ -156,7 +189,7 @@ impl Store {
     fn pull_now(&mut self) -> Result<bool, StoreError> {
         let Some(shared) = self.shared.as_mut() else { return Ok(false) };
         let mut snapshot = shared
-            .client()
+            .client()?
             .build_transaction()
             .isolation_level(postgres::IsolationLevel::RepeatableRead)
             .read_only(true)
@@ -183,7 +216,7 @@ impl Store {
         f: impl FnOnce(&mut Writer<'_>) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         let shared = self.shared.as_mut().expect("a shared store");
-        let mut database = shared.client().transaction().map_err(|e| pg("cannot begin", e))?;
+        let mut database = shared.client()?.transaction().map_err(|e| pg("cannot begin", e))?;
         database.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK]).map_err(|e| pg("cannot lock", e))?;
         // The pull commits on its own, so a write the rules refuse leaves the replica current.
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;

@@ -25,11 +25,27 @@ CREATE INDEX IF NOT EXISTS notes_by_workspace ON notes (workspace, kind, id);
 -- number's plural `s` goes as FTS5's Porter stemmer drops it (`30s` is
 -- `30`; Snowball, PostgreSQL's, keeps it; search.rs reads a query's words
 -- the same way).
+-- The configuration both read with: PostgreSQL's english stemmer without
+-- its stopword list, since FTS5 indexes every word (a query of `before
+-- after` or `not` finds notes there; recall leaves out its own few
+-- stopwords, `lexical::STOPWORDS`, on both).
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_ts_dict WHERE dictname = 'mnemo_stem') THEN
+        CREATE TEXT SEARCH DICTIONARY mnemo_stem (TEMPLATE = snowball, Language = english);
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_ts_config WHERE cfgname = 'mnemo') THEN
+        CREATE TEXT SEARCH CONFIGURATION mnemo (COPY = english);
+        ALTER TEXT SEARCH CONFIGURATION mnemo ALTER MAPPING
+            FOR asciiword, asciihword, hword_asciipart, word, hword, hword_part, numword, numhword, hword_numpart
+            WITH mnemo_stem;
+    END IF;
+END $$;
 CREATE OR REPLACE FUNCTION mnemo_words(raw TEXT) RETURNS TEXT LANGUAGE sql IMMUTABLE AS
     $$ SELECT regexp_replace(regexp_replace(raw, '[^[:alnum:]]+', ' ', 'g'), '([0-9])[sS]\M', '\1', 'g') $$;
 ALTER TABLE notes ADD COLUMN IF NOT EXISTS search tsvector GENERATED ALWAYS AS
-    (setweight(to_tsvector('english', mnemo_words(title)), 'A')
-     || setweight(to_tsvector('english', mnemo_words(body)), 'B')) STORED;
+    (setweight(to_tsvector('mnemo', mnemo_words(title)), 'A')
+     || setweight(to_tsvector('mnemo', mnemo_words(body)), 'B')) STORED;
 CREATE INDEX IF NOT EXISTS notes_search ON notes USING gin (search);
 -- What BM25 needs beyond the notes themselves, as FTS5 keeps it: each
 -- word's postings (note_terms: in which notes, how often — a title's
@@ -41,6 +57,9 @@ CREATE INDEX IF NOT EXISTS notes_search ON notes USING gin (search);
 -- of 100k notes in one transaction does not update one row 100k times);
 -- every mnemo write folds them in before it commits (mnemo_fold_terms).
 -- A note's length is its last word's position: stopwords count, as in FTS5.
+-- Changing how words are read (mnemo_words, the configuration) or counted
+-- needs a schema version that rebuilds `search` and these tables: neither
+-- a generated column nor the postings are recomputed by re-running this.
 CREATE OR REPLACE FUNCTION mnemo_token_count(doc tsvector) RETURNS BIGINT LANGUAGE sql IMMUTABLE AS
     $$ SELECT COALESCE(max(p), 0) FROM unnest(doc) u, unnest(u.positions) p $$;
 CREATE TABLE IF NOT EXISTS note_terms (
@@ -235,6 +254,9 @@ GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA public TO mnemo_writer;
 GRANT UPDATE ON note_state, deliveries, workspace_roots, workspace_aliases, vector_index, note_vectors, note_token_signs TO mnemo_writer;
 GRANT DELETE ON deliveries, delivered_notes, note_state, note_vectors, note_token_signs, drift_observations TO mnemo_writer;
 REVOKE UPDATE, DELETE ON notes, anchors, events, event_chain, forgotten_events, workspace_moves FROM mnemo_writer;
+-- What recall's BM25 reads is written only by the trigger and the fold (as
+-- their owner): a writer cannot skew the counts or plant postings.
+REVOKE INSERT, UPDATE, DELETE ON note_terms, mnemo_terms, mnemo_text_stats, mnemo_text_deltas FROM mnemo_writer;
 
 -- Replication to each machine's replica (replica.rs): every row written gets
 -- the next `rev` (writers take one advisory lock, so revs commit in order),
@@ -309,6 +331,7 @@ GRANT USAGE, SELECT ON SEQUENCE mnemo_rev TO mnemo_writer;
 -- same URL is thrown away, not mixed in) and the schema it has.
 CREATE TABLE IF NOT EXISTS mnemo_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 INSERT INTO mnemo_meta (key, value) VALUES ('store_id', gen_random_uuid()::text) ON CONFLICT (key) DO NOTHING;
+-- Never lowered: an older mnemo's schema run on a newer database leaves its version.
 INSERT INTO mnemo_meta (key, value) VALUES ('schema', '3')
-    ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value;
+    ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value WHERE mnemo_meta.value::int < EXCLUDED.value::int;
 GRANT SELECT, INSERT ON removed, mnemo_meta TO mnemo_writer;

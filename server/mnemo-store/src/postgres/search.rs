@@ -1,5 +1,5 @@
 //! Recall's candidates found in the database of a shared store: PostgreSQL's
-//! full-text search over `notes.search` (english stemming), scored by BM25
+//! full-text search over `notes.search` (english stemming, no stopwords), scored by BM25
 //! as FTS5 scores it, for the lexical side, and pgvector's cosine distance over every
 //! chunk in scope for the vector side (exact: README, "A team's store on
 //! PostgreSQL", has the measurement). The ranking itself stays in
@@ -33,7 +33,7 @@ pub(crate) fn lexical(
     // A note with a posting of any word holds one of them; only a phrase or
     // every word asks the full-text index which notes match.
     let whole = if join == Join::Every || words.iter().any(|w| w.contains('_')) {
-        "AND p.note_id IN (SELECT id FROM notes WHERE search @@ websearch_to_tsquery('english', $1))"
+        "AND p.note_id IN (SELECT id FROM notes WHERE search @@ websearch_to_tsquery('mnemo', $1))"
     } else {
         "AND $1::text IS NOT NULL"
     };
@@ -43,7 +43,7 @@ pub(crate) fn lexical(
          terms AS MATERIALIZED (
              SELECT l AS lexeme,
                     greatest(ln((s.n - COALESCE(t.notes, 0) + 0.5) / (COALESCE(t.notes, 0) + 0.5)), 1e-6) AS idf
-             FROM unnest(tsvector_to_array(to_tsvector('english', $4))) l
+             FROM unnest(tsvector_to_array(to_tsvector('mnemo', mnemo_words($4)))) l
              CROSS JOIN stats s LEFT JOIN mnemo_terms t ON t.lexeme = l)
          SELECT p.note_id, sum(t.idf * p.tf * 2.2 / (p.tf + 1.2 * (0.25 + 0.75 * p.len / greatest(s.avgdl, 1))))::float8 AS score
          FROM terms t JOIN note_terms p ON p.lexeme = t.lexeme CROSS JOIN stats s
