@@ -51,10 +51,13 @@ pub fn copy_into(store: &Store, client: &mut postgres::Client) -> Result<CopyRep
             });
         }
         tx.commit().map_err(|e| pg("cannot commit the copy", e))?;
-        // The planner's figures for what may be most of the database now
-        // (recall's search); the copy stands whether or not this runs.
-        if let Err(e) = client.batch_execute("ANALYZE") {
-            tracing::warn!(error = %e, "the copy is committed; ANALYZE of the database failed");
+        // The planner's figures for what may be most of the database now,
+        // and the postings' visibility map (recall's search reads them from
+        // their index alone); the copy stands whether or not these run.
+        for maintenance in ["VACUUM (ANALYZE) note_terms", "ANALYZE"] {
+            if let Err(e) = client.batch_execute(maintenance) {
+                tracing::warn!(error = %e, "the copy is committed; {maintenance} failed");
+            }
         }
         Ok(CopyReport {
             notes_added: added.get("notes").copied().unwrap_or(0),

@@ -68,7 +68,8 @@ CREATE TABLE IF NOT EXISTS note_terms (
     note_id    BIGINT  NOT NULL,
     tf         REAL    NOT NULL,
     len        INT     NOT NULL,
-    PRIMARY KEY (lexeme, workspace, note_id)
+    -- A query word's postings read from the index alone, in one run of it.
+    PRIMARY KEY (lexeme, workspace, note_id) INCLUDE (tf, len)
 );
 CREATE TABLE IF NOT EXISTS mnemo_terms (lexeme TEXT PRIMARY KEY, notes BIGINT NOT NULL);
 CREATE TABLE IF NOT EXISTS mnemo_text_stats (
