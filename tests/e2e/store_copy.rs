@@ -77,7 +77,7 @@ fn a_store_is_copied_whole_once_and_the_database_keeps_its_log_append_only() {
     // Nor may it skew what recall's BM25 reads (the trigger and the fold write it).
     for statement in [
         "INSERT INTO mnemo_text_deltas (lexeme, notes, tokens) VALUES ('cache', -1000, 0)",
-        "INSERT INTO note_terms VALUES ('cache', 'elsewhere', 1, 1, 1)",
+        "INSERT INTO note_terms VALUES ('cache', 'elsewhere', 1, 1, 0, 1)",
         "UPDATE mnemo_terms SET notes = 0",
     ] {
         let denied = client.batch_execute(statement).unwrap_err();

@@ -65,10 +65,6 @@ fn recall_figures(store: &Store, q: &Queries) -> [(f64, f64); 5] {
     ]
 }
 
-fn vector_text(v: &[f32]) -> String {
-    format!("[{}]", v.iter().map(f32::to_string).collect::<Vec<_>>().join(","))
-}
-
 /// Exact pgvector against an HNSW index (made here, dropped after) on `url`:
 /// p50 of the 50 nearest notes in the workspace, and the share of the exact
 /// answer HNSW finds.
@@ -94,7 +90,7 @@ fn hnsw_against_exact(url: &str, q: &Queries) {
         client.query(sql, &[&v]).unwrap().iter().map(|r| r.get(0)).collect()
     };
     let (mut found, mut total) = (0, 0);
-    let texts: Vec<String> = q.vectors.iter().map(|v| vector_text(v)).collect();
+    let texts: Vec<String> = q.vectors.iter().map(|v| mnemo_store::postgres::vector_literal(v)).collect();
     for v in &texts {
         let truth = ids(&mut client, exact, v);
         let approximate = ids(&mut client, &hnsw, v);

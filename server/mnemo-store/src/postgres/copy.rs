@@ -147,9 +147,8 @@ fn copy_vectors(store: &Store, tx: &mut postgres::Transaction<'_>) -> Result<u64
 
 /// A sqlite-vec vector (f32 little-endian) in pgvector's text form.
 pub(super) fn as_pgvector(blob: &[u8]) -> String {
-    let floats: Vec<String> =
-        blob.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]).to_string()).collect();
-    format!("[{}]", floats.join(","))
+    let floats: Vec<f32> = blob.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+    super::vector_literal(&floats)
 }
 
 pub(super) fn to_pg(value: &Value, ty: Ty) -> Box<dyn ToSql + Sync> {

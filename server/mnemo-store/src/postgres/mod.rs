@@ -158,6 +158,11 @@ pub(crate) fn log_of(client: &mut impl postgres::GenericClient) -> Result<(i64, 
     Ok((events, head))
 }
 
+/// `vector` in pgvector's text form (`[0.1,-0.2,…]`), to be cast `::vector`.
+pub fn vector_literal(vector: &[f32]) -> String {
+    format!("[{}]", vector.iter().map(f32::to_string).collect::<Vec<_>>().join(","))
+}
+
 /// A database error, said with what was being done.
 pub(crate) fn pg(what: &str, e: postgres::Error) -> StoreError {
     let reason = e.as_db_error().map_or_else(|| e.to_string(), |d| d.message().to_string());

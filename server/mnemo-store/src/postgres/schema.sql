@@ -48,9 +48,9 @@ ALTER TABLE notes ADD COLUMN IF NOT EXISTS search tsvector GENERATED ALWAYS AS
      || setweight(to_tsvector('mnemo', mnemo_words(body)), 'B')) STORED;
 CREATE INDEX IF NOT EXISTS notes_search ON notes USING gin (search);
 -- What BM25 needs beyond the notes themselves, as FTS5 keeps it: each
--- word's postings (note_terms: in which notes, how often — a title's
--- occurrences counted twice, as `lexical::TITLE_WEIGHT` weighs them in FTS5
--- — and the note's length), how many notes hold each word (mnemo_terms),
+-- word's postings (note_terms: in which notes, how often in the title and
+-- in the body — search.rs weighs them by `lexical::TITLE_WEIGHT` as FTS5
+-- does — and the note's length), how many notes hold each word (mnemo_terms),
 -- how many notes there are and how many words they hold in all
 -- (mnemo_text_stats). A trigger on notes writes the postings and stages
 -- what the counts gain or lose (mnemo_text_deltas: only inserts, so a copy
@@ -66,10 +66,11 @@ CREATE TABLE IF NOT EXISTS note_terms (
     lexeme     TEXT    NOT NULL,
     workspace  TEXT    NOT NULL,
     note_id    BIGINT  NOT NULL,
-    tf         REAL    NOT NULL,
+    in_title   INT     NOT NULL,
+    in_body    INT     NOT NULL,
     len        INT     NOT NULL,
     -- A query word's postings read from the index alone, in one run of it.
-    PRIMARY KEY (lexeme, workspace, note_id) INCLUDE (tf, len)
+    PRIMARY KEY (lexeme, workspace, note_id) INCLUDE (in_title, in_body, len)
 );
 CREATE TABLE IF NOT EXISTS mnemo_terms (lexeme TEXT PRIMARY KEY, notes BIGINT NOT NULL);
 CREATE TABLE IF NOT EXISTS mnemo_text_stats (
@@ -80,9 +81,10 @@ CREATE TABLE IF NOT EXISTS mnemo_text_stats (
 -- One row per word of a note written (lexeme) or per note (lexeme NULL, with its length).
 CREATE TABLE IF NOT EXISTS mnemo_text_deltas (lexeme TEXT, notes INT NOT NULL, tokens BIGINT NOT NULL);
 CREATE OR REPLACE FUNCTION mnemo_postings(note BIGINT, home TEXT, doc tsvector)
-RETURNS TABLE (lexeme TEXT, workspace TEXT, note_id BIGINT, tf REAL, len INT) LANGUAGE sql IMMUTABLE AS $$
-    SELECT u.lexeme, home, note, (SELECT sum(CASE WHEN w = 'A' THEN 2 ELSE 1 END) FROM unnest(u.weights) w),
-           mnemo_token_count(doc)
+RETURNS TABLE (lexeme TEXT, workspace TEXT, note_id BIGINT, in_title INT, in_body INT, len INT)
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT u.lexeme, home, note, cardinality(array_positions(u.weights, 'A')),
+           cardinality(u.weights) - cardinality(array_positions(u.weights, 'A')), mnemo_token_count(doc)::int
     FROM unnest(doc) u
 $$;
 DO $$

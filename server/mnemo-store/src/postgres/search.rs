@@ -9,8 +9,12 @@ use mnemo_core::NoteId;
 
 use super::pg;
 use crate::error::StoreError;
-use crate::lexical::Join;
+use crate::lexical::{Join, TITLE_WEIGHT};
 use crate::read::Scope;
+
+/// BM25's term-frequency saturation and length normalisation, FTS5's values.
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
 
 /// Up to `limit` notes holding any (or every) of `words`, best first, with
 /// their BM25 score (higher is better) as FTS5 computes it: k1 1.2, b 0.75,
@@ -35,6 +39,7 @@ pub(crate) fn lexical(
     let whole = if join == Join::Every || words.iter().any(|w| w.contains('_')) {
         "AND p.note_id IN (SELECT id FROM notes WHERE search @@ websearch_to_tsquery('mnemo', $1))"
     } else {
+        // The query is still a parameter of the statement, so it must be typed.
         "AND $1::text IS NOT NULL"
     };
     let sql = format!(
@@ -45,8 +50,9 @@ pub(crate) fn lexical(
                     greatest(ln((s.n - COALESCE(t.notes, 0) + 0.5) / (COALESCE(t.notes, 0) + 0.5)), 1e-6) AS idf
              FROM unnest(tsvector_to_array(to_tsvector('mnemo', mnemo_words($4)))) l
              CROSS JOIN stats s LEFT JOIN mnemo_terms t ON t.lexeme = l)
-         SELECT p.note_id, sum(t.idf * p.tf * 2.2 / (p.tf + 1.2 * (0.25 + 0.75 * p.len / greatest(s.avgdl, 1))))::float8 AS score
+         SELECT p.note_id, sum(t.idf * h.tf * ({K1} + 1) / (h.tf + {K1} * (1 - {B} + {B} * p.len / greatest(s.avgdl, 1))))::float8 AS score
          FROM terms t JOIN note_terms p ON p.lexeme = t.lexeme CROSS JOIN stats s
+         CROSS JOIN LATERAL (SELECT p.in_title * {TITLE_WEIGHT:?} + p.in_body AS tf) h
          WHERE ($3::text IS NULL OR {}) {whole}
          GROUP BY p.note_id ORDER BY score DESC, p.note_id LIMIT $2",
         crate::workspace::born_in("p.workspace", "$3::text")
@@ -73,7 +79,7 @@ pub(crate) fn nearest(
     k: usize,
     scope: &Scope,
 ) -> Result<Vec<(NoteId, f32)>, StoreError> {
-    let vector = format!("[{}]", query.iter().map(f32::to_string).collect::<Vec<_>>().join(","));
+    let vector = super::vector_literal(query);
     let rows = client
         .query(
             "SELECT note_id, min(embedding <=> $1::text::vector)::float4 AS distance FROM note_vectors
