@@ -43,7 +43,7 @@ pub fn deliver(
     why: &mut Vec<String>,
 ) -> anyhow::Result<Vec<String>> {
     let session_path = session::session_file(ctx, occasion.session);
-    let mut session = session::load(&session_path);
+    let mut session = session_path.as_deref().map(session::load).unwrap_or_default();
     session.workspace = Some(ctx.workspace.id.clone());
     session.ancestors = crate::process_tree::ancestors();
     let triggers = match ctx.config() {
@@ -172,7 +172,9 @@ pub fn deliver(
             }
         }
     }
-    session::save(&session_path, &session);
+    if let Some(path) = &session_path {
+        session::save(path, &session);
+    }
     if !lines.is_empty() {
         why.insert(0, format!("delivered {} lines to session {}", lines.len(), occasion.session));
     }

@@ -32,15 +32,20 @@ pub struct SessionState {
     pub ancestors: Vec<u32>,
 }
 
-fn sessions_dir(ctx: &Context) -> PathBuf {
-    mnemo_store::paths::store_files_dir(&ctx.store_path).unwrap_or_else(|| PathBuf::from(".")).join("sessions")
+/// Where sessions are kept; none for a shared store on a machine with
+/// neither XDG_DATA_HOME nor HOME (never the working directory: the
+/// files hold the user's prompts, and it is usually a repository).
+fn sessions_dir(ctx: &Context) -> Option<PathBuf> {
+    Some(mnemo_store::paths::store_files_dir(&ctx.store_path)?.join("sessions"))
 }
 
-/// The file of `session` (an id from the harness, reduced to a safe file name).
-pub fn session_file(ctx: &Context, session: &str) -> PathBuf {
+/// The file of `session` (an id from the harness, reduced to a safe file
+/// name); `None` when there is no place for sessions (the hook then
+/// deduplicates nothing).
+pub fn session_file(ctx: &Context, session: &str) -> Option<PathBuf> {
     let safe: String =
         session.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').take(80).collect();
-    sessions_dir(ctx).join(format!("{}.json", if safe.is_empty() { "default" } else { &safe }))
+    Some(sessions_dir(ctx)?.join(format!("{}.json", if safe.is_empty() { "default" } else { &safe })))
 }
 
 /// The session's state; a new one when the file is missing or unreadable.
@@ -96,7 +101,7 @@ fn prune(dir: &Path, now: SystemTime, retention: Duration) {
 /// the most recently active one on a tie or where processes tell nothing.
 pub fn latest_user_message(ctx: &Context) -> Option<String> {
     let writer = crate::process_tree::ancestors();
-    let entries = std::fs::read_dir(sessions_dir(ctx)).ok()?;
+    let entries = std::fs::read_dir(sessions_dir(ctx)?).ok()?;
     entries
         .filter_map(|e| e.ok())
         .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
