@@ -390,25 +390,40 @@ fn forget_leaves_no_byte_of_the_note_anywhere_in_the_store() {
 }
 
 #[test]
-fn the_checkout_bases_a_store_keeps_are_bounded() {
+fn the_checkout_bases_a_store_keeps_are_bounded_and_compact() {
     let env = Env::new().file_store();
-    env.remember("finding", "One note");
+    for i in 0..200 {
+        env.remember("finding", &format!("Note {i} of the store, long enough to weigh something"));
+    }
     for i in 0..40 {
         env.remember("task", &format!("Task {i}"));
         let file = env.home.join(format!("c{i}.md"));
         env.ok(&["checkout", "--out", file.to_str().unwrap()]);
     }
     let conn = rusqlite::Connection::open(&env.store).unwrap();
-    let kept: i64 = conn.query_row("SELECT count(*) FROM checkouts", [], |r| r.get(0)).unwrap();
-    assert_eq!(kept, 32);
-    // The newest still checks in; the oldest says why it cannot, and keeps the text.
+    let (kept, keys, bytes): (i64, i64, i64) = conn
+        .query_row(
+            "SELECT count(*), count(*) FILTER (WHERE key_epoch IS NULL), sum(length(text) + coalesce(length(delta), 0))
+             FROM checkouts",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    // The 32 newest, and the one whole text (the key) the others are kept against.
+    assert_eq!((kept, keys), (33, 1));
+    let one = std::fs::read_to_string(env.home.join("c39.md")).unwrap().len() as i64;
+    // Each of the others is what it adds to the key (a few tasks): 51 KB in all here, not 33 × 19 KB.
+    assert!(bytes < one * 4, "33 bases take {bytes} bytes, one checkout is {one}");
+    // The newest still checks in, and so does the key; one older than both
+    // says why it cannot, and keeps the text.
     let newest = env.home.join("c39.md");
     env.ok(&["checkin", newest.to_str().unwrap()]);
-    let oldest = env.home.join("c0.md");
-    let before = std::fs::read_to_string(&oldest).unwrap();
-    let err = env.fails(&["checkin", oldest.to_str().unwrap()], 1);
+    env.ok(&["checkin", env.home.join("c0.md").to_str().unwrap()]);
+    let older = env.home.join("c1.md");
+    let before = std::fs::read_to_string(&older).unwrap();
+    let err = env.fails(&["checkin", older.to_str().unwrap()], 1);
     assert!(err.contains("older than the 32 newest it keeps"), "{err}");
-    assert_eq!(std::fs::read_to_string(&oldest).unwrap(), before);
+    assert_eq!(std::fs::read_to_string(&older).unwrap(), before);
 }
 
 #[test]

@@ -3,8 +3,10 @@
 //! the language server runs while a person types) and the whole check-in
 //! (plan, apply in one transaction, re-render, carry over); then a preview
 //! of a checkout with a stray line after every 20th entry (each a
-//! diagnostic, the worst case for matching problems to entries). Median of three
-//! fresh stores per row; run with `cargo bench -p mnemo-store --bench checkin`
+//! diagnostic, the worst case for matching problems to entries); then what
+//! the kept checkout bases weigh after 40 checkouts with a note written
+//! between each (a language server hands one out at every epoch). Median of
+//! three fresh stores per row; run with `cargo bench -p mnemo-store --bench checkin`
 //! (pass a corpus size to override 10000).
 
 use std::time::{Duration, Instant};
@@ -13,7 +15,7 @@ mod common;
 
 use common::corpus;
 use mnemo_core::checkin::Resolutions;
-use mnemo_core::{Actor, Timestamp};
+use mnemo_core::{Actor, Kind, NewNote, Priority, Provenance, Timestamp};
 use mnemo_store::Store;
 use mnemo_store::import_jsonl::import;
 use mnemo_store::workspace::Workspace;
@@ -115,4 +117,30 @@ fn main() {
     println!("| notes | stray lines | preview (parse + plan) |");
     println!("|---:|---:|---:|");
     println!("| {size} | {strays} | {:.1} ms |", median(previews).as_secs_f64() * 1e3);
+
+    for i in 0..40 {
+        let title = format!("note {i} written between checkouts");
+        let note = NewNote {
+            kind: Kind::Finding,
+            priority: Priority::Medium,
+            title,
+            body: "Its body.".into(),
+            provenance: Provenance::Agent,
+            quote: None,
+            anchors: vec![],
+        };
+        store.write(|w| w.create("bench", note, Actor::Agent, Timestamp(1_800_000_200))).unwrap();
+        store.checkout(&workspace).unwrap();
+    }
+    let (kept, bytes): (i64, i64) = rusqlite::Connection::open(dir.path().join("memory.db"))
+        .unwrap()
+        .query_row("SELECT count(*), sum(length(text) + coalesce(length(delta), 0)) FROM checkouts", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    let one = store.checkout(&workspace).unwrap().text.len();
+    println!();
+    println!("| notes | checkouts | bases kept | bytes they hold | one checkout |");
+    println!("|---:|---:|---:|---:|---:|");
+    println!("| {size} | 41 | {kept} | {:.2} MB | {:.2} MB |", bytes as f64 / 1e6, one as f64 / 1e6);
 }

@@ -253,6 +253,12 @@ BEGIN SELECT RAISE(ABORT, 'mnemo: the delivery ledger is append-only'); END;
 ALTER TABLE events ADD COLUMN person TEXT;
 ALTER TABLE events ADD COLUMN machine TEXT;
 "#,
+    r#"
+-- Checkout bases kept compactly (checkout/bases.rs): a key base holds its
+-- whole text; any other holds '' and a line delta against its key's text.
+ALTER TABLE checkouts ADD COLUMN key_epoch INTEGER;
+ALTER TABLE checkouts ADD COLUMN delta BLOB;
+"#,
 ];
 
 /// The append-only triggers `store verify` expects to find.

@@ -279,7 +279,7 @@ impl<'s> Writer<'s> {
         self.delete_vector(id)?;
         // The full-text index drops the note's terms at once, not at a later merge.
         self.tx.execute("INSERT INTO notes_fts (notes_fts, rank) VALUES ('secure-delete', 1)", [])?;
-        self.purge_from_checkouts(id)?;
+        crate::checkout::purge_note_from_bases(&self.tx, id)?;
         self.tx.execute("INSERT INTO forget_permit (note_id) VALUES (?1)", [id])?;
         self.tx.execute("DELETE FROM note_state WHERE note_id = ?1", [id])?;
         self.tx.execute("DELETE FROM anchors WHERE note_id = ?1", [id])?;
@@ -296,26 +296,6 @@ impl<'s> Writer<'s> {
         self.tx.execute("DELETE FROM notes WHERE id = ?1", [id])?;
         self.tx.execute("DELETE FROM forget_permit WHERE note_id = ?1", [id])?;
         self.wrote = true;
-        Ok(())
-    }
-
-    /// Remove note `id`'s entry from every recorded checkout base (they are
-    /// copies of its text). A checkout still open then simply no longer
-    /// holds the note: its entry, if typed back, is refused as unknown.
-    fn purge_from_checkouts(&mut self, id: NoteId) -> Result<(), StoreError> {
-        let marker = format!("- [#{id}] ");
-        let rows: Vec<(String, i64, String)> = self
-            .tx
-            .prepare("SELECT workspace, epoch, text FROM checkouts WHERE instr(text, ?1) > 0")?
-            .query_map([&marker], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-            .collect::<Result<_, _>>()?;
-        for (workspace, epoch, text) in rows {
-            let purged = mnemo_core::memory_md::without_entry(&text, id);
-            self.tx.execute(
-                "UPDATE checkouts SET text = ?3 WHERE workspace = ?1 AND epoch = ?2",
-                params![workspace, epoch, purged],
-            )?;
-        }
         Ok(())
     }
 

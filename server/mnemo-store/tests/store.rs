@@ -545,16 +545,18 @@ fn the_review_migration_keeps_every_event_and_never_reuses_a_forgotten_events_id
     let old_sql: String =
         conn.query_row("SELECT sql FROM sqlite_master WHERE name = 'events'", [], |r| r.get(0)).unwrap();
     assert!(old_sql.contains("'accepted'"), "migrated on open: {old_sql}");
-    // Undo the migrations after the review's: people, workspace ids, the ledger; then the review's.
+    // Undo the migrations after the review's: compact checkout bases, people,
+    // workspace ids, the ledger; then the review's.
     conn.execute_batch(&format!(
-        "ALTER TABLE events DROP COLUMN person; ALTER TABLE events DROP COLUMN machine;
+        "ALTER TABLE checkouts DROP COLUMN key_epoch; ALTER TABLE checkouts DROP COLUMN delta;
+         ALTER TABLE events DROP COLUMN person; ALTER TABLE events DROP COLUMN machine;
          DROP TABLE workspace_roots; DROP TABLE workspace_moves; DROP TABLE workspace_aliases;
          DROP TABLE delivered_notes; DROP TABLE deliveries; DELETE FROM sqlite_sequence WHERE name = 'deliveries';
          PRAGMA writable_schema = ON;
          UPDATE sqlite_master SET sql = replace(sql, ',''proposed'',''accepted''', '') WHERE name = 'events';
          PRAGMA writable_schema = OFF;
          PRAGMA user_version = {};",
-        mnemo_store::SCHEMA_VERSION - 4
+        mnemo_store::SCHEMA_VERSION - 5
     ))
     .unwrap();
     drop(conn);

@@ -2,7 +2,13 @@
 //! out, so that a check-in can plan against exactly that base
 //! (`core::checkin::plan_checkin`); the plan's changes are then applied
 //! through the one write path in one transaction, as a person (actor and
-//! provenance `human`).
+//! provenance `human`). Where bases are kept: `bases.rs`.
+
+mod bases;
+mod line_delta;
+
+pub use bases::KEPT_CHECKOUTS;
+pub(crate) use bases::purge_note as purge_note_from_bases;
 
 use std::path::Path;
 
@@ -14,7 +20,6 @@ use mnemo_core::checkin::{
 };
 use mnemo_core::memory_md::{Diagnostic, Entry, Severity, entries_of, parse_checkout};
 use mnemo_core::{Actor, Anchor, EventData, EventKind, NewNote, NoteId, Provenance, Status, Timestamp};
-use rusqlite::OptionalExtension;
 
 use crate::anchor::capture;
 use crate::document::{DocumentKind, RenderedDocument, render_workspace};
@@ -101,9 +106,6 @@ struct ParsedBase {
     entries: Arc<Vec<Entry>>,
 }
 
-/// How many checkout bases a workspace keeps (the newest).
-pub const KEPT_CHECKOUTS: i64 = 32;
-
 impl Store {
     /// Render a checkout of `workspace` and record it as a base for check-ins.
     pub fn checkout(&self, workspace: &Workspace) -> Result<RenderedDocument, StoreError> {
@@ -111,11 +113,7 @@ impl Store {
         // A base already recorded at this epoch may keep older versions of
         // conflicting entries (see `checkin`); it is kept: it can only make a
         // check-in more careful, never lose an edit.
-        self.conn.execute(
-            "INSERT OR IGNORE INTO checkouts (workspace, epoch, text) VALUES (?1, ?2, ?3)",
-            rusqlite::params![workspace.id, document.epoch, document.text],
-        )?;
-        self.prune_checkouts(&workspace.id)?;
+        self.exclusively(|store| bases::record(&store.conn, &workspace.id, document.epoch, &document.text, false))?;
         tracing::debug!(
             workspace = %workspace.id,
             epoch = document.epoch,
@@ -193,7 +191,7 @@ impl Store {
         // A checkout made before its workspace moved to its repository's id is still its own.
         let header = edited.workspace.as_deref().map(|id| self.follow(id)).transpose()?;
         match (&header, edited.epoch) {
-            (Some(id), Some(epoch)) if *id == workspace.id => match self.checkout_base(id, epoch)? {
+            (Some(id), Some(epoch)) if *id == workspace.id => match bases::text(&self.conn, id, epoch)? {
                 Some(text) => {
                     let mut last = LAST_BASE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
                     // The same (workspace, epoch) can be recorded again with
@@ -215,29 +213,6 @@ impl Store {
             (Some(id), Some(_)) => Err(StoreError::CheckoutOfOtherWorkspace { workspace: id.clone() }),
             _ => Ok((Arc::new(Vec::new()), None)),
         }
-    }
-
-    /// Keep the [`KEPT_CHECKOUTS`] newest bases of a workspace: the ones an
-    /// open editor or a kept edit can still check in against. Older ones are
-    /// copies of old text that would only grow the file.
-    fn prune_checkouts(&self, workspace: &str) -> Result<(), StoreError> {
-        self.conn.execute(
-            "DELETE FROM checkouts WHERE workspace = ?1 AND epoch NOT IN
-             (SELECT epoch FROM checkouts WHERE workspace = ?1 ORDER BY epoch DESC LIMIT ?2)",
-            rusqlite::params![workspace, KEPT_CHECKOUTS],
-        )?;
-        Ok(())
-    }
-
-    fn checkout_base(&self, workspace: &str, epoch: i64) -> Result<Option<String>, StoreError> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT text FROM checkouts WHERE workspace = ?1 AND epoch = ?2",
-                rusqlite::params![workspace, epoch],
-                |r| r.get(0),
-            )
-            .optional()?)
     }
 
     /// Check in `text`, an edited checkout of `workspace`: plan it against its
@@ -351,11 +326,7 @@ impl Store {
         let clean = left_in_plan(&outcome.plan, &outcome.refused).is_empty() && outcome.plan.conflicts.is_empty();
         if clean {
             // Everything was applied: the new text is the fresh rendering.
-            self.conn.execute(
-                "INSERT OR REPLACE INTO checkouts (workspace, epoch, text) VALUES (?1, ?2, ?3)",
-                rusqlite::params![workspace.id, rendered.epoch, rendered.text],
-            )?;
-            self.prune_checkouts(&workspace.id)?;
+            self.exclusively(|store| bases::record(&store.conn, &workspace.id, rendered.epoch, &rendered.text, true))?;
             return Ok(CheckedIn {
                 text: rendered.text,
                 epoch: rendered.epoch,
@@ -365,11 +336,7 @@ impl Store {
             });
         }
         let carried = carry_over(text, edited, &outcome.plan, &outcome.refused, &rendered.text, base_text);
-        self.conn.execute(
-            "INSERT OR REPLACE INTO checkouts (workspace, epoch, text) VALUES (?1, ?2, ?3)",
-            rusqlite::params![workspace.id, rendered.epoch, carried.base],
-        )?;
-        self.prune_checkouts(&workspace.id)?;
+        self.exclusively(|store| bases::record(&store.conn, &workspace.id, rendered.epoch, &carried.base, true))?;
         // The fresh rendering is the store's state at that epoch.
         let current = entries_in(&rendered.text);
         let mut left =

@@ -1,0 +1,284 @@
+//! Where checkout bases are kept. Every checkout handed out is recorded so
+//! that its check-in plans against exactly that text; a language server
+//! hands one out at every epoch a person sees, so they are many and nearly
+//! alike. A base is kept compactly: the workspace's newest *key* base holds
+//! its whole text, each later one only a line delta against it
+//! ([`line_delta`]), and a new key is made when a delta would be more than a
+//! quarter of its text. The [`KEPT_CHECKOUTS`] newest bases of a workspace
+//! are kept, and the keys they need.
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::line_delta;
+use crate::error::StoreError;
+
+/// How many checkout bases a workspace keeps (the newest).
+pub const KEPT_CHECKOUTS: i64 = 32;
+
+/// A delta longer than its text divided by this makes the text a key instead.
+const DELTA_AT_MOST: usize = 4;
+
+/// Record `text` as the base of `workspace` at `epoch`. An existing base at
+/// that epoch is kept unless `replace` (a check-in's carried base replaces
+/// the rendering it was made from); bases that leaned on a replaced key are
+/// written out in full first.
+pub(crate) fn record(
+    conn: &Connection,
+    workspace: &str,
+    epoch: i64,
+    text: &str,
+    replace: bool,
+) -> Result<(), StoreError> {
+    if exists(conn, workspace, epoch)? {
+        if !replace {
+            return Ok(());
+        }
+        write_out_dependents(conn, workspace, epoch)?;
+    }
+    let key: Option<(i64, String)> = conn
+        .query_row(
+            "SELECT epoch, text FROM checkouts WHERE workspace = ?1 AND key_epoch IS NULL AND epoch != ?2
+             ORDER BY epoch DESC LIMIT 1",
+            params![workspace, epoch],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    let delta = key
+        .map(|(key_epoch, key_text)| (key_epoch, line_delta::encode(&key_text, text)))
+        .filter(|(_, delta)| delta.len() * DELTA_AT_MOST <= text.len());
+    match delta {
+        Some((key_epoch, delta)) => conn.execute(
+            "INSERT OR REPLACE INTO checkouts (workspace, epoch, text, key_epoch, delta) VALUES (?1, ?2, '', ?3, ?4)",
+            params![workspace, epoch, key_epoch, delta],
+        )?,
+        None => conn.execute(
+            "INSERT OR REPLACE INTO checkouts (workspace, epoch, text, key_epoch, delta) VALUES (?1, ?2, ?3, NULL, NULL)",
+            params![workspace, epoch, text],
+        )?,
+    };
+    prune(conn, workspace)
+}
+
+/// The text of `workspace`'s base at `epoch`; `None` when there is none, or
+/// its key is gone or does not fit it (said in the log: the person is told
+/// to check out again, as for a base pruned long ago).
+pub(crate) fn text(conn: &Connection, workspace: &str, epoch: i64) -> Result<Option<String>, StoreError> {
+    let row: Option<(String, Option<i64>, Option<Vec<u8>>)> = conn
+        .query_row(
+            "SELECT text, key_epoch, delta FROM checkouts WHERE workspace = ?1 AND epoch = ?2",
+            params![workspace, epoch],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .optional()?;
+    let Some((text, key_epoch, delta)) = row else { return Ok(None) };
+    let (Some(key_epoch), Some(delta)) = (key_epoch, delta) else { return Ok(Some(text)) };
+    let key: Option<String> = conn
+        .query_row(
+            "SELECT text FROM checkouts WHERE workspace = ?1 AND epoch = ?2 AND key_epoch IS NULL",
+            params![workspace, key_epoch],
+            |r| r.get(0),
+        )
+        .optional()?;
+    let rebuilt = key.as_deref().and_then(|key| line_delta::apply(key, &delta));
+    if rebuilt.is_none() {
+        tracing::warn!(workspace, epoch, key_epoch, "a checkout base's key is missing or does not fit it");
+    }
+    Ok(rebuilt)
+}
+
+/// Every recorded base as its whole text: (workspace, epoch, text, was a key).
+fn all_texts(conn: &Connection) -> Result<Vec<(String, i64, String, bool)>, StoreError> {
+    let rows: Vec<(String, i64, bool)> = conn
+        .prepare("SELECT workspace, epoch, key_epoch IS NULL FROM checkouts ORDER BY workspace, epoch")?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<Result<_, _>>()?;
+    let mut texts = Vec::with_capacity(rows.len());
+    for (workspace, epoch, is_key) in rows {
+        // A base whose key is gone cannot be rebuilt; it is left for pruning.
+        if let Some(text) = text(conn, &workspace, epoch)? {
+            texts.push((workspace, epoch, text, is_key));
+        }
+    }
+    Ok(texts)
+}
+
+/// Remove note `id`'s entry from every recorded base (they are copies of
+/// its text: forget leaves none behind). Each base that held it, and each
+/// that leaned on a key that held it, is written out in full without it.
+pub(crate) fn purge_note(conn: &Connection, id: mnemo_core::NoteId) -> Result<(), StoreError> {
+    let marker = format!("- [#{id}] ");
+    let texts = all_texts(conn)?;
+    let touched_keys: Vec<(&str, i64)> = texts
+        .iter()
+        .filter(|(_, _, text, is_key)| *is_key && text.contains(&marker))
+        .map(|(w, e, ..)| (w.as_str(), *e))
+        .collect();
+    for (workspace, epoch, text, _) in &texts {
+        let key_epoch: Option<i64> = conn.query_row(
+            "SELECT key_epoch FROM checkouts WHERE workspace = ?1 AND epoch = ?2",
+            params![workspace, epoch],
+            |r| r.get(0),
+        )?;
+        let leans_on_touched = key_epoch.is_some_and(|k| touched_keys.contains(&(workspace.as_str(), k)));
+        if text.contains(&marker) || leans_on_touched {
+            conn.execute(
+                "UPDATE checkouts SET text = ?3, key_epoch = NULL, delta = NULL WHERE workspace = ?1 AND epoch = ?2",
+                params![workspace, epoch, mnemo_core::memory_md::without_entry(text, id)],
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn exists(conn: &Connection, workspace: &str, epoch: i64) -> Result<bool, StoreError> {
+    Ok(conn
+        .query_row("SELECT 1 FROM checkouts WHERE workspace = ?1 AND epoch = ?2", params![workspace, epoch], |_| Ok(()))
+        .optional()?
+        .is_some())
+}
+
+/// Write out in full the bases whose key is `workspace`'s base at `epoch`,
+/// before that key's text changes.
+fn write_out_dependents(conn: &Connection, workspace: &str, epoch: i64) -> Result<(), StoreError> {
+    let dependents: Vec<i64> = conn
+        .prepare("SELECT epoch FROM checkouts WHERE workspace = ?1 AND key_epoch = ?2")?
+        .query_map(params![workspace, epoch], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    for dependent in dependents {
+        match text(conn, workspace, dependent)? {
+            Some(text) => conn.execute(
+                "UPDATE checkouts SET text = ?3, key_epoch = NULL, delta = NULL WHERE workspace = ?1 AND epoch = ?2",
+                params![workspace, dependent, text],
+            )?,
+            None => conn
+                .execute("DELETE FROM checkouts WHERE workspace = ?1 AND epoch = ?2", params![workspace, dependent])?,
+        };
+    }
+    Ok(())
+}
+
+/// Keep the [`KEPT_CHECKOUTS`] newest bases of a workspace (the ones an open
+/// editor or a kept edit can still check in against) and the keys they lean on.
+fn prune(conn: &Connection, workspace: &str) -> Result<(), StoreError> {
+    conn.execute(
+        "DELETE FROM checkouts WHERE workspace = ?1
+         AND epoch NOT IN (SELECT epoch FROM checkouts WHERE workspace = ?1 ORDER BY epoch DESC LIMIT ?2)
+         AND epoch NOT IN (SELECT key_epoch FROM
+             (SELECT key_epoch FROM checkouts WHERE workspace = ?1 ORDER BY epoch DESC LIMIT ?2)
+             WHERE key_epoch IS NOT NULL)",
+        params![workspace, KEPT_CHECKOUTS],
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table() -> Connection {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE checkouts (workspace TEXT NOT NULL, epoch INTEGER NOT NULL, text TEXT NOT NULL,
+             key_epoch INTEGER, delta BLOB, PRIMARY KEY (workspace, epoch))",
+        )
+        .unwrap();
+        conn
+    }
+
+    fn document(notes: std::ops::Range<u32>) -> String {
+        notes.map(|i| format!("- [#{i}] 2026-01-01 · finding · medium · Note {i}\n  Its body.\n\n")).collect()
+    }
+
+    fn stored(conn: &Connection, epoch: i64) -> (bool, i64) {
+        conn.query_row(
+            "SELECT key_epoch IS NULL, length(text) + coalesce(length(delta), 0) FROM checkouts WHERE epoch = ?1",
+            [epoch],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn nearby_bases_are_deltas_and_a_different_one_a_new_key() {
+        let conn = table();
+        record(&conn, "w", 1, &document(0..100), false).unwrap();
+        record(&conn, "w", 2, &document(0..101), false).unwrap();
+        record(&conn, "w", 3, &document(500..600), false).unwrap();
+        record(&conn, "w", 4, &document(500..601), false).unwrap();
+        assert!(stored(&conn, 1).0 && stored(&conn, 3).0, "keys");
+        assert_eq!((stored(&conn, 2).0, stored(&conn, 4).0), (false, false), "deltas");
+        assert!(stored(&conn, 2).1 < 100, "{:?}", stored(&conn, 2));
+        for (epoch, text) in
+            [(1, document(0..100)), (2, document(0..101)), (3, document(500..600)), (4, document(500..601))]
+        {
+            assert_eq!(super::text(&conn, "w", epoch).unwrap(), Some(text));
+        }
+        assert_eq!(super::text(&conn, "other", 2).unwrap(), None, "bases are per workspace");
+    }
+
+    #[test]
+    fn an_existing_base_is_kept_unless_replaced_and_what_leaned_on_it_survives() {
+        let conn = table();
+        record(&conn, "w", 1, &document(0..50), false).unwrap();
+        record(&conn, "w", 2, &document(0..51), false).unwrap();
+        record(&conn, "w", 1, "ignored", false).unwrap();
+        assert_eq!(super::text(&conn, "w", 1).unwrap(), Some(document(0..50)));
+        // The key is replaced (a check-in's carried base): its dependent is written out first.
+        record(&conn, "w", 1, &document(0..49), true).unwrap();
+        assert_eq!(super::text(&conn, "w", 1).unwrap(), Some(document(0..49)));
+        assert_eq!(super::text(&conn, "w", 2).unwrap(), Some(document(0..51)));
+    }
+
+    #[test]
+    fn a_base_whose_key_is_gone_or_damaged_is_unknown() {
+        let conn = table();
+        record(&conn, "w", 1, &document(0..50), false).unwrap();
+        record(&conn, "w", 2, &document(0..51), false).unwrap();
+        conn.execute("UPDATE checkouts SET text = 'x' WHERE epoch = 1", []).unwrap();
+        assert_eq!(super::text(&conn, "w", 2).unwrap(), None);
+        conn.execute("DELETE FROM checkouts WHERE epoch = 1", []).unwrap();
+        assert_eq!(super::text(&conn, "w", 2).unwrap(), None);
+    }
+
+    #[test]
+    fn pruning_keeps_the_newest_and_the_keys_they_lean_on() {
+        let conn = table();
+        for epoch in 1..=40 {
+            record(&conn, "w", epoch, &document(0..(100 + epoch as u32)), false).unwrap();
+        }
+        let epochs: Vec<i64> = conn
+            .prepare("SELECT epoch FROM checkouts ORDER BY epoch")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(epochs, std::iter::once(1).chain(9..=40).collect::<Vec<_>>());
+        assert_eq!(super::text(&conn, "w", 9).unwrap(), Some(document(0..109)));
+    }
+
+    #[test]
+    fn a_forgotten_note_leaves_no_base_neither_key_nor_delta() {
+        let conn = table();
+        record(&conn, "w", 1, &document(0..50), false).unwrap();
+        let with_77 = document(0..50) + "- [#77] 2026-01-01 · finding · medium · Secret words\n";
+        record(&conn, "w", 2, &with_77, false).unwrap();
+        record(&conn, "w", 3, &document(1..50), false).unwrap();
+        purge_note(&conn, 77).unwrap();
+        purge_note(&conn, 7).unwrap();
+        let leftovers: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM checkouts WHERE instr(text, 'Secret') OR instr(CAST(delta AS TEXT), 'Secret')
+                 OR instr(text, '[#7] ') OR instr(CAST(delta AS TEXT), '[#7] ')",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(leftovers, 0);
+        let without = |text: &str, id| mnemo_core::memory_md::without_entry(text, id);
+        let without_7 = |text: String| without(&text, 7);
+        assert_eq!(super::text(&conn, "w", 1).unwrap(), Some(without_7(document(0..50))));
+        assert_eq!(super::text(&conn, "w", 2).unwrap(), Some(without_7(without(&with_77, 77))));
+        assert_eq!(super::text(&conn, "w", 3).unwrap(), Some(without_7(document(1..50))));
+    }
+}
