@@ -73,6 +73,8 @@ pub use server::serve;
 /// Serve LSP over stdin/stdout until the client says exit or closes stdin.
 pub fn run_stdio(config: ServerConfig) -> std::io::Result<()> {
     memory::share_arenas();
+    // Checkouts are rendered again at every epoch: only what changed is read.
+    mnemo_store::render_cache::keep_renders();
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(server::serve(tokio::io::stdin(), tokio::io::stdout(), config));
     Ok(())

@@ -26,6 +26,7 @@ pub mod person;
 pub mod postgres;
 mod read;
 pub mod recall;
+pub mod render_cache;
 pub mod repo_file;
 mod schema;
 mod sql_codec;

@@ -34,18 +34,55 @@ pub fn render(flavour: &Flavour, display_name: &str, entries: &[Entry]) -> Strin
     let mut sorted: Vec<&Entry> = entries.iter().collect();
     sorted.sort_by_key(|e| render_order(e));
     let size: usize = entries.iter().map(|e| e.title.len() + e.body.len() + 64 + e.anchors.len() * 80).sum();
-    let mut out = String::with_capacity(size + 512);
+    layout(flavour, display_name, sorted.into_iter().map(|e| (e.kind, e)), size, render_entry)
+}
+
+/// One entry as a document shows it, without the blank line before it.
+pub fn entry_text(entry: &Entry) -> String {
+    let mut out = String::with_capacity(entry.title.len() + entry.body.len() + 64 + entry.anchors.len() * 80);
+    render_entry(&mut out, entry);
+    out
+}
+
+/// The document around entries already rendered by [`entry_text`], given
+/// in render order (kind order, then id ascending): the same bytes as
+/// [`render`] of those entries. `size` is their total length.
+pub fn assemble<'a>(
+    flavour: &Flavour,
+    display_name: &str,
+    entries: impl Iterator<Item = (Kind, &'a str)>,
+    size: usize,
+) -> String {
+    layout(flavour, display_name, entries, size + entries_overhead(), |out, text| out.push_str(text))
+}
+
+/// Room for the header, the title and the section headings.
+fn entries_overhead() -> usize {
+    512
+}
+
+/// The one layout of a document: its header, its title, then every
+/// section in kind order with its entries (`write` puts one in `out`),
+/// each after a blank line.
+fn layout<T>(
+    flavour: &Flavour,
+    display_name: &str,
+    entries: impl Iterator<Item = (Kind, T)>,
+    size: usize,
+    write: impl Fn(&mut String, T),
+) -> String {
+    let mut out = String::with_capacity(size + entries_overhead());
     out.push_str(&flavour.header());
     out.push_str("\n# Memory · ");
     // One line, whatever the directory is called.
     out.push_str(&crate::model::neutralize_controls(&display_name.replace(['\n', '\r'], " ")));
-    let mut next = sorted.into_iter().peekable();
+    let mut next = entries.peekable();
     for kind in Kind::ALL {
         out.push_str("\n\n## ");
         out.push_str(section_title(*kind));
-        while let Some(entry) = next.next_if(|e| e.kind == *kind) {
+        while let Some((_, entry)) = next.next_if(|(k, _)| k == kind) {
             out.push_str("\n\n");
-            render_entry(&mut out, entry);
+            write(&mut out, entry);
         }
     }
     out.push('\n');

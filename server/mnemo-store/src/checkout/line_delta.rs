@@ -130,8 +130,10 @@ mod tests {
 
     #[test]
     fn a_delta_that_does_not_fit_its_key_is_refused() {
-        let delta = encode("a\nb\nc\n", "c\nb\na\n");
-        assert_eq!(apply("a\n", &delta), None);
+        let key = "- [#1] a\n- [#2] b\n- [#3] c\n";
+        let delta = encode(key, "- [#3] c\n- [#2] b\n");
+        assert_eq!(apply(key, &delta).as_deref(), Some("- [#3] c\n- [#2] b\n"));
+        assert_eq!(apply("- [#1] a\n", &delta), None, "made against a longer key");
         assert_eq!(apply("a\nb\nc\n", b"c 0 1"), None, "no newline after the header");
         assert_eq!(apply("a\nb\nc\n", b"i 99\nab"), None, "fewer bytes than said");
         assert_eq!(apply("a\nb\nc\n", b"x 1\n"), None);

@@ -132,6 +132,8 @@ impl ServerHandler for MemoryServer {
 
 pub fn run(ctx: Context) -> anyhow::Result<ExitCode> {
     drop(ctx.open()?);
+    // The mirror is rendered after each write when enabled: only what changed is read.
+    mnemo_store::render_cache::keep_renders();
     let semantic = Semantic::load(&ctx);
     let server = MemoryServer {
         state: Arc::new(Mutex::new(State { ctx, semantic })),

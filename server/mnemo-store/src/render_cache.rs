@@ -1,0 +1,153 @@
+//! A long-lived process's last rendering of a workspace, kept entry by
+//! entry, so that the next rendering reads and renders only the notes
+//! written since: a language server re-renders the checkouts it handed out
+//! at every epoch, and an MCP server renders the mirror after its writes —
+//! at 100k notes that was ~200 ms each, reading and rendering every note.
+//!
+//! What was written since is told by the event log: every change of a
+//! note's state is an event, and event ids only grow. What the log does not
+//! tell — a note forgotten (its events go with it), a workspace moved — is
+//! noticed by the marks kept beside the entries, and then everything is
+//! rendered again; so is a replica of a shared store (its rows arrive from
+//! the database, not through this log's order). Only processes that ask
+//! ([`keep_renders`]) keep one: a one-shot command renders once and exits.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use mnemo_core::memory_md::{Entry, Flavour, assemble, entry_text};
+use mnemo_core::{Kind, NoteId, NoteView};
+
+use crate::error::StoreError;
+use crate::read::Scope;
+use crate::store::Store;
+
+/// More notes written since than the kept entries divided by this (or than
+/// [`CHANGED_AT_LEAST`]), and the workspace is read whole again: a note read
+/// alone costs about what eight cost in a whole read (`benches/checkin.rs`).
+const CHANGED_AT_MOST_ONE_IN: usize = 8;
+const CHANGED_AT_LEAST: usize = 64;
+
+/// How many workspaces' renderings a process keeps (a window of several folders).
+const WORKSPACES_KEPT: usize = 4;
+
+static ENABLED: AtomicBool = AtomicBool::new(false);
+/// The kept renderings, the most recently used last.
+static KEPT: Mutex<Vec<Kept>> = Mutex::new(Vec::new());
+
+/// Keep each workspace rendering of this process for the next one.
+pub fn keep_renders() {
+    ENABLED.store(true, Ordering::Relaxed);
+}
+
+/// The state of the store a kept rendering shows: if any mark but the last
+/// event moved backwards or changed, the kept entries cannot be brought up
+/// to date from the log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Marks {
+    last_event: i64,
+    forgotten: i64,
+    moves: i64,
+    aliases: i64,
+}
+
+struct Kept {
+    store: PathBuf,
+    workspace: String,
+    marks: Marks,
+    entries: BTreeMap<(Kind, NoteId), String>,
+    bytes: usize,
+}
+
+fn marks(store: &Store) -> Result<Marks, StoreError> {
+    Ok(store.conn.query_row(
+        "SELECT (SELECT coalesce(max(id), 0) FROM events), (SELECT count(*) FROM forgotten_events),
+                (SELECT coalesce(max(rowid), 0) FROM workspace_moves), (SELECT count(*) FROM workspace_aliases)",
+        [],
+        |r| Ok(Marks { last_event: r.get(0)?, forgotten: r.get(1)?, moves: r.get(2)?, aliases: r.get(3)? }),
+    )?)
+}
+
+/// Whether this process keeps renderings of `store` (not of a replica).
+pub(crate) fn applies(store: &Store) -> bool {
+    ENABLED.load(Ordering::Relaxed) && store.shared.is_none()
+}
+
+/// `workspace` rendered from the kept entries brought up to date, or `None`
+/// when there are none to bring up to date (then render it whole, with
+/// [`render_and_keep`]). Runs inside the caller's read transaction.
+pub(crate) fn render_from_kept(
+    store: &Store,
+    workspace: &str,
+    flavour: &Flavour,
+    display_name: &str,
+) -> Result<Option<(String, usize)>, StoreError> {
+    let mut all = KEPT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let Some(at) = all.iter().position(|k| k.store == store.path() && k.workspace == workspace) else {
+        return Ok(None);
+    };
+    // Taken out while it is brought up to date: put back only if that succeeds.
+    let mut kept = all.remove(at);
+    let now = marks(store)?;
+    let same_history = Marks { last_event: kept.marks.last_event, ..now.clone() } == kept.marks;
+    if !same_history || now.last_event < kept.marks.last_event {
+        return Ok(None);
+    }
+    let at_most = (kept.entries.len() / CHANGED_AT_MOST_ONE_IN).max(CHANGED_AT_LEAST);
+    let changed: Vec<NoteId> = store
+        .conn
+        .prepare_cached("SELECT DISTINCT note_id FROM events WHERE id > ?1 LIMIT ?2")?
+        .query_map(rusqlite::params![kept.marks.last_event, at_most as i64 + 1], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    if changed.len() > at_most {
+        return Ok(None);
+    }
+    let scope = Scope::Workspace(workspace.to_string());
+    for id in changed {
+        match store.note(&scope, id) {
+            Ok(view) => {
+                let text = entry_text(&Entry::from_view(&view));
+                kept.bytes += text.len();
+                if let Some(old) = kept.entries.insert((view.note.content.kind, id), text) {
+                    kept.bytes -= old.len();
+                }
+            }
+            Err(StoreError::OtherWorkspace { .. }) => {}
+            // Forgotten without the marks showing it: start again.
+            Err(StoreError::NoSuchNote { .. }) => return Ok(None),
+            Err(e) => return Err(e),
+        }
+    }
+    kept.marks = now;
+    let entries = kept.entries.iter().map(|((kind, _), text)| (*kind, text.as_str()));
+    let text = assemble(flavour, display_name, entries, kept.bytes);
+    let notes = kept.entries.len();
+    all.push(kept);
+    Ok(Some((text, notes)))
+}
+
+/// Render `views` (every note of `workspace`) whole, and keep the entries
+/// for the next rendering. Runs inside the caller's read transaction.
+pub(crate) fn render_and_keep(
+    store: &Store,
+    workspace: &str,
+    flavour: &Flavour,
+    display_name: &str,
+    views: &[NoteView],
+) -> Result<String, StoreError> {
+    let marks = marks(store)?;
+    let entries: BTreeMap<(Kind, NoteId), String> =
+        views.iter().map(|v| ((v.note.content.kind, v.note.id), entry_text(&Entry::from_view(v)))).collect();
+    let bytes = entries.values().map(String::len).sum();
+    let text = assemble(flavour, display_name, entries.iter().map(|((kind, _), text)| (*kind, text.as_str())), bytes);
+    let kept = Kept { store: store.path().to_path_buf(), workspace: workspace.to_string(), marks, entries, bytes };
+    let mut all = KEPT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    all.retain(|k| !(k.store == kept.store && k.workspace == kept.workspace));
+    if all.len() == WORKSPACES_KEPT {
+        all.remove(0);
+    }
+    all.push(kept);
+    Ok(text)
+}
