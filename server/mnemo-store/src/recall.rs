@@ -37,6 +37,18 @@ struct Evidence {
     similarity: Option<f64>,
 }
 
+/// How many of the store's nearest notes are looked at to count what other
+/// workspaces hold. A note of another workspace counts when it would rank
+/// within the request's match window; one with `window` notes nearer than
+/// it (its score is its similarity: it has no lexical share) cannot, so
+/// that many would do for the first stage, and twice that leaves room for
+/// late interaction to lift one. Not the pool: sqlite-vec keeps its k
+/// nearest by a selection that costs k × the rows it scans, and the
+/// store-wide scan is most of a recall at 100k notes.
+fn others_wanted(request: &RecallRequest) -> usize {
+    request.match_window() * 2
+}
+
 impl Store {
     /// Rank notes for `text` (and its embedding, when a model is loaded).
     pub fn recall(
@@ -88,7 +100,7 @@ impl Store {
             if let Some(vector) = vector {
                 let mut found = store.nearest(vector, pool, &workspace)?;
                 if others {
-                    found.extend(store.nearest(vector, pool, &Scope::All)?);
+                    found.extend(store.nearest(vector, others_wanted(request), &Scope::All)?);
                 }
                 for (id, distance) in found {
                     evidence.entry(id).or_default().similarity = Some(1.0 - f64::from(distance));
