@@ -7,15 +7,20 @@
 //! What was written since is told by the event log: every change of a
 //! note's state is an event, and event ids only grow. What the log does not
 //! tell — a note forgotten (its events go with it), a workspace moved — is
-//! noticed by the marks kept beside the entries, and then everything is
-//! rendered again; so is a replica of a shared store (its rows arrive from
-//! the database, not through this log's order). Only processes that ask
+//! noticed by the marks kept beside the entries (with the event chain's
+//! link at the last event seen, which says the log is the same one), and
+//! then everything is rendered again; so is a replica of a shared store
+//! (its rows arrive from the database, not through this log's order), and
+//! a rendering whose entries do not number the workspace's notes once
+//! brought up to date (a last check). Only processes that ask
 //! ([`keep_renders`]) keep one: a one-shot command renders once and exits.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+
+use rusqlite::OptionalExtension;
 
 use mnemo_core::memory_md::{Entry, Flavour, assemble, entry_text};
 use mnemo_core::{Kind, NoteId, NoteView};
@@ -48,6 +53,9 @@ pub fn keep_renders() {
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Marks {
     last_event: i64,
+    /// The event chain's link at `last_event`, which hashes the whole log up
+    /// to it: a store made again at the same path has another history.
+    link: Option<String>,
     forgotten: i64,
     moves: i64,
     aliases: i64,
@@ -66,8 +74,28 @@ fn marks(store: &Store) -> Result<Marks, StoreError> {
         "SELECT (SELECT coalesce(max(id), 0) FROM events), (SELECT count(*) FROM forgotten_events),
                 (SELECT coalesce(max(rowid), 0) FROM workspace_moves), (SELECT count(*) FROM workspace_aliases)",
         [],
-        |r| Ok(Marks { last_event: r.get(0)?, forgotten: r.get(1)?, moves: r.get(2)?, aliases: r.get(3)? }),
+        |r| {
+            let last_event = r.get(0)?;
+            Ok(Marks { last_event, link: None, forgotten: r.get(1)?, moves: r.get(2)?, aliases: r.get(3)? })
+        },
     )?)
+    .and_then(|marks| Ok(Marks { link: link_at(store, marks.last_event)?, ..marks }))
+}
+
+/// The event chain's link at `event` (none for an empty log).
+fn link_at(store: &Store, event: i64) -> Result<Option<String>, StoreError> {
+    Ok(store
+        .conn
+        .prepare_cached("SELECT hash FROM event_chain WHERE event_id = ?1")?
+        .query_row([event], |r| r.get(0))
+        .optional()?)
+}
+
+/// How many notes `workspace` holds now: what the kept entries must number
+/// once brought up to date (a last check that nothing went by unseen).
+fn notes_in(store: &Store, workspace: &str) -> Result<usize, StoreError> {
+    let sql = format!("SELECT count(*) FROM notes WHERE {}", crate::workspace::born_in("workspace", "?1"));
+    Ok(store.conn.prepare_cached(&sql)?.query_row([workspace], |r| r.get::<_, i64>(0))? as usize)
 }
 
 /// Whether this process keeps renderings of `store` (not of a replica).
@@ -91,7 +119,9 @@ pub(crate) fn render_from_kept(
     // Taken out while it is brought up to date: put back only if that succeeds.
     let mut kept = all.remove(at);
     let now = marks(store)?;
-    let same_history = Marks { last_event: kept.marks.last_event, ..now.clone() } == kept.marks;
+    let same_history = Marks { last_event: kept.marks.last_event, link: kept.marks.link.clone(), ..now.clone() }
+        == kept.marks
+        && link_at(store, kept.marks.last_event)? == kept.marks.link;
     if !same_history || now.last_event < kept.marks.last_event {
         return Ok(None);
     }
@@ -119,6 +149,10 @@ pub(crate) fn render_from_kept(
             Err(StoreError::NoSuchNote { .. }) => return Ok(None),
             Err(e) => return Err(e),
         }
+    }
+    if kept.entries.len() != notes_in(store, workspace)? {
+        tracing::warn!(workspace, "a kept rendering did not match the store's notes; rendering it whole");
+        return Ok(None);
     }
     kept.marks = now;
     let entries = kept.entries.iter().map(|((kind, _), text)| (*kind, text.as_str()));

@@ -103,3 +103,28 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_store_made_again_at_the_same_path_is_rendered_whole() {
+    mnemo_store::render_cache::keep_renders();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("memory.db");
+    let workspace = Workspace::named("w");
+    let mut first = Store::open(&path).unwrap();
+    for serial in 0..3 {
+        write(&mut first, "w", 0, serial, serial);
+    }
+    render_workspace(&first, &workspace, DocumentKind::Mirror).unwrap();
+    drop(first);
+    for name in ["memory.db", "memory.db-wal", "memory.db-shm"] {
+        let _ = std::fs::remove_file(dir.path().join(name));
+    }
+    // More events than the first store had, none of its notes.
+    let mut second = Store::open(&path).unwrap();
+    for serial in 0..8 {
+        write(&mut second, "w", 0, serial, 100 + serial);
+    }
+    let kept = render_workspace(&second, &workspace, DocumentKind::Mirror).unwrap();
+    assert_eq!(kept.text, whole(&second, &workspace, DocumentKind::Mirror));
+    assert!(!kept.text.contains("note 0\n"), "{}", kept.text);
+}
