@@ -72,13 +72,7 @@ pub(crate) fn text(conn: &Connection, workspace: &str, epoch: i64) -> Result<Opt
         .optional()?;
     let Some((text, key_epoch, delta)) = row else { return Ok(None) };
     let (Some(key_epoch), Some(delta)) = (key_epoch, delta) else { return Ok(Some(text)) };
-    let key: Option<String> = conn
-        .query_row(
-            "SELECT text FROM checkouts WHERE workspace = ?1 AND epoch = ?2 AND key_epoch IS NULL",
-            params![workspace, key_epoch],
-            |r| r.get(0),
-        )
-        .optional()?;
+    let key = key_text(conn, workspace, key_epoch)?;
     let rebuilt = key.as_deref().and_then(|key| line_delta::apply(key, &delta));
     if rebuilt.is_none() {
         tracing::warn!(workspace, epoch, key_epoch, "a checkout base's key is missing or does not fit it");
@@ -86,48 +80,82 @@ pub(crate) fn text(conn: &Connection, workspace: &str, epoch: i64) -> Result<Opt
     Ok(rebuilt)
 }
 
-/// Every recorded base as its whole text: (workspace, epoch, text, was a key).
-fn all_texts(conn: &Connection) -> Result<Vec<(String, i64, String, bool)>, StoreError> {
-    let rows: Vec<(String, i64, bool)> = conn
-        .prepare("SELECT workspace, epoch, key_epoch IS NULL FROM checkouts ORDER BY workspace, epoch")?
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-        .collect::<Result<_, _>>()?;
-    let mut texts = Vec::with_capacity(rows.len());
-    for (workspace, epoch, is_key) in rows {
-        // A base whose key is gone cannot be rebuilt; it is left for pruning.
-        if let Some(text) = text(conn, &workspace, epoch)? {
-            texts.push((workspace, epoch, text, is_key));
-        }
-    }
-    Ok(texts)
-}
-
 /// Remove note `id`'s entry from every recorded base (they are copies of
-/// its text: forget leaves none behind). Each base that held it, and each
-/// that leaned on a key that held it, is written out in full without it.
+/// its text: forget leaves none behind). A base holds it when it is a key
+/// whose text does, or a delta whose own lines do (they are whole lines, so
+/// the entry's first line is in its bytes) or whose key does. Each is
+/// rebuilt, then written out in full without it; one that cannot be rebuilt
+/// (its key gone) is deleted.
 pub(crate) fn purge_note(conn: &Connection, id: mnemo_core::NoteId) -> Result<(), StoreError> {
     let marker = format!("- [#{id}] ");
-    let texts = all_texts(conn)?;
-    let touched_keys: Vec<(&str, i64)> = texts
-        .iter()
-        .filter(|(_, _, text, is_key)| *is_key && text.contains(&marker))
-        .map(|(w, e, ..)| (w.as_str(), *e))
-        .collect();
-    for (workspace, epoch, text, _) in &texts {
-        let key_epoch: Option<i64> = conn.query_row(
-            "SELECT key_epoch FROM checkouts WHERE workspace = ?1 AND epoch = ?2",
-            params![workspace, epoch],
-            |r| r.get(0),
-        )?;
-        let leans_on_touched = key_epoch.is_some_and(|k| touched_keys.contains(&(workspace.as_str(), k)));
-        if text.contains(&marker) || leans_on_touched {
-            conn.execute(
+    let holding: Vec<StoredBase> = conn
+        .prepare(
+            "SELECT b.workspace, b.epoch, b.text, b.key_epoch, b.delta FROM checkouts b
+             WHERE (b.key_epoch IS NULL AND instr(b.text, ?1) > 0)
+                OR (b.key_epoch IS NOT NULL AND (instr(b.delta, CAST(?1 AS BLOB)) > 0 OR EXISTS (
+                    SELECT 1 FROM checkouts k WHERE k.workspace = b.workspace AND k.epoch = b.key_epoch
+                    AND k.key_epoch IS NULL AND instr(k.text, ?1) > 0)))",
+        )?
+        .query_map([&marker], |r| {
+            Ok(StoredBase {
+                workspace: r.get(0)?,
+                epoch: r.get(1)?,
+                text: r.get(2)?,
+                key_epoch: r.get(3)?,
+                delta: r.get(4)?,
+            })
+        })?
+        .collect::<Result<_, _>>()?;
+    // Every base is rebuilt before any is written: a delta needs its key's old text.
+    let mut keys: std::collections::HashMap<(String, i64), Option<String>> = std::collections::HashMap::new();
+    let mut rebuilt = Vec::with_capacity(holding.len());
+    for StoredBase { workspace, epoch, text, key_epoch, delta } in holding {
+        let whole = match (key_epoch, delta) {
+            (Some(key_epoch), Some(delta)) => {
+                let key = match keys.entry((workspace.clone(), key_epoch)) {
+                    std::collections::hash_map::Entry::Occupied(found) => found.into_mut(),
+                    std::collections::hash_map::Entry::Vacant(slot) => {
+                        slot.insert(key_text(conn, &workspace, key_epoch)?)
+                    }
+                };
+                key.as_deref().and_then(|key| line_delta::apply(key, &delta))
+            }
+            _ => Some(text),
+        };
+        rebuilt.push((workspace, epoch, whole));
+    }
+    for (workspace, epoch, whole) in rebuilt {
+        match whole {
+            Some(text) => conn.execute(
                 "UPDATE checkouts SET text = ?3, key_epoch = NULL, delta = NULL WHERE workspace = ?1 AND epoch = ?2",
-                params![workspace, epoch, mnemo_core::memory_md::without_entry(text, id)],
-            )?;
-        }
+                params![workspace, epoch, mnemo_core::memory_md::without_entry(&text, id)],
+            )?,
+            None => {
+                conn.execute("DELETE FROM checkouts WHERE workspace = ?1 AND epoch = ?2", params![workspace, epoch])?
+            }
+        };
     }
     Ok(())
+}
+
+/// A `checkouts` row as stored.
+struct StoredBase {
+    workspace: String,
+    epoch: i64,
+    text: String,
+    key_epoch: Option<i64>,
+    delta: Option<Vec<u8>>,
+}
+
+/// The text of `workspace`'s key base at `epoch`, if it is there.
+fn key_text(conn: &Connection, workspace: &str, epoch: i64) -> Result<Option<String>, StoreError> {
+    Ok(conn
+        .query_row(
+            "SELECT text FROM checkouts WHERE workspace = ?1 AND epoch = ?2 AND key_epoch IS NULL",
+            params![workspace, epoch],
+            |r| r.get(0),
+        )
+        .optional()?)
 }
 
 fn exists(conn: &Connection, workspace: &str, epoch: i64) -> Result<bool, StoreError> {
@@ -280,5 +308,17 @@ mod tests {
         assert_eq!(super::text(&conn, "w", 1).unwrap(), Some(without_7(document(0..50))));
         assert_eq!(super::text(&conn, "w", 2).unwrap(), Some(without_7(without(&with_77, 77))));
         assert_eq!(super::text(&conn, "w", 3).unwrap(), Some(without_7(document(1..50))));
+    }
+
+    #[test]
+    fn a_base_that_cannot_be_rebuilt_and_holds_a_forgotten_note_goes() {
+        let conn = table();
+        record(&conn, "w", 1, &document(0..50), false).unwrap();
+        record(&conn, "w", 2, &(document(0..50) + "- [#77] 2026-01-01 · finding · medium · Secret words\n"), false)
+            .unwrap();
+        conn.execute("DELETE FROM checkouts WHERE epoch = 1", []).unwrap();
+        purge_note(&conn, 77).unwrap();
+        let left: i64 = conn.query_row("SELECT count(*) FROM checkouts", [], |r| r.get(0)).unwrap();
+        assert_eq!(left, 0);
     }
 }
