@@ -5,9 +5,12 @@
 //! 2 MB; its delta after an edit, a few hundred bytes).
 //!
 //! The encoding is exact for any pair of texts (a worse match only makes
-//! the delta longer): a sequence of operations, each a header line —
-//! `c START COUNT` copies COUNT lines of the key from line START, `i BYTES`
-//! inserts the BYTES bytes that follow its newline — where a line keeps its
+//! the delta longer): `k LENGTH SAMPLE` names the key it was made against
+//! (its length and a hash of its first and last 4 KB, which hold a
+//! checkout's header: workspace and epoch), then a sequence of operations,
+//! each a header line — `c START COUNT` copies COUNT lines of the key from
+//! line START, `i BYTES` inserts the BYTES bytes that follow its newline —
+//! where a line keeps its
 //! own `\n` (the last may have none). Runs start at landmarks: lines that
 //! open an entry or a section, which a rendering holds once each; other
 //! lines only continue a run, so encoding hashes one line in five.
@@ -24,6 +27,22 @@ fn is_landmark(line: &str) -> bool {
     line.starts_with("- [#") || line.starts_with('#')
 }
 
+/// How many bytes at each end of a key its sample hashes.
+const SAMPLED: usize = 4096;
+
+/// A delta rebuilds at most this many times the bytes of its key and
+/// itself: a damaged one that copies the key over and over is refused
+/// rather than filling memory.
+const AT_MOST_TIMES: usize = 8;
+
+/// The key's line: its length and an FNV-1a hash of its ends.
+fn key_line(key: &str) -> String {
+    let bytes = key.as_bytes();
+    let ends = bytes[..bytes.len().min(SAMPLED)].iter().chain(&bytes[bytes.len().saturating_sub(SAMPLED)..]);
+    let sample = ends.fold(0xcbf2_9ce4_8422_2325_u64, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    format!("k {} {sample:016x}\n", bytes.len())
+}
+
 /// `text` as operations on `key`'s lines.
 pub fn encode(key: &str, text: &str) -> Vec<u8> {
     let key_lines = lines(key);
@@ -31,7 +50,7 @@ pub fn encode(key: &str, text: &str) -> Vec<u8> {
     for (at, line) in key_lines.iter().enumerate().filter(|(_, line)| is_landmark(line)) {
         positions.entry(line).or_default().push(at);
     }
-    let mut out = Vec::new();
+    let mut out = key_line(key).into_bytes();
     let mut copy: Option<(usize, usize)> = None;
     let mut insert = String::new();
     let flush_copy = |out: &mut Vec<u8>, copy: &mut Option<(usize, usize)>| {
@@ -81,10 +100,14 @@ pub fn encode(key: &str, text: &str) -> Vec<u8> {
 /// The text `delta` encodes against `key`; `None` when the delta does not
 /// fit the key (damaged, or made against another text).
 pub fn apply(key: &str, delta: &[u8]) -> Option<String> {
+    let mut rest = delta.strip_prefix(key_line(key).as_bytes())?;
     let key_lines = lines(key);
+    let most = AT_MOST_TIMES.saturating_mul(key.len().saturating_add(delta.len()));
     let mut text = String::with_capacity(key.len());
-    let mut rest = delta;
     while !rest.is_empty() {
+        if text.len() > most {
+            return None;
+        }
         let end = rest.iter().position(|&b| b == b'\n')?;
         let header = std::str::from_utf8(&rest[..end]).ok()?;
         rest = &rest[end + 1..];
@@ -117,7 +140,7 @@ mod tests {
         let key: String = (0..10_000).map(|i| format!("- [#{i}] note {i}\n  Body of note {i}.\n")).collect();
         let text = key.replace("- [#5000] note 5000\n", "- [#5000] note 5000 (edited)\n") + "- [#10000] new\n";
         let delta = encode(&key, &text);
-        assert!(delta.len() < 100, "{} bytes: {}", delta.len(), String::from_utf8_lossy(&delta));
+        assert!(delta.len() < 130, "{} bytes: {}", delta.len(), String::from_utf8_lossy(&delta));
         assert_eq!(apply(&key, &delta).as_deref(), Some(text.as_str()));
     }
 
@@ -133,11 +156,17 @@ mod tests {
         let key = "- [#1] a\n- [#2] b\n- [#3] c\n";
         let delta = encode(key, "- [#3] c\n- [#2] b\n");
         assert_eq!(apply(key, &delta).as_deref(), Some("- [#3] c\n- [#2] b\n"));
-        assert_eq!(apply("- [#1] a\n", &delta), None, "made against a longer key");
-        assert_eq!(apply("a\nb\nc\n", b"c 0 1"), None, "no newline after the header");
-        assert_eq!(apply("a\nb\nc\n", b"i 99\nab"), None, "fewer bytes than said");
-        assert_eq!(apply("a\nb\nc\n", b"x 1\n"), None);
-        assert_eq!(apply("a\nb\nc\n", b"c 18446744073709551615 2\n"), None, "an overflowing range");
+        assert_eq!(apply("- [#1] a\n", &delta), None, "made against another key");
+        assert_eq!(apply("- [#1] a\n- [#2] b\n- [#4] c\n", &delta), None, "a key of the same length");
+        let fits = |ops: &str| [key_line(key).as_bytes(), ops.as_bytes()].concat();
+        assert_eq!(apply(key, &fits("c 0 1")), None, "no newline after the header");
+        assert_eq!(apply(key, &fits("i 99\nab")), None, "fewer bytes than said");
+        assert_eq!(apply(key, &fits("x 1\n")), None);
+        assert_eq!(apply(key, &fits("c 18446744073709551615 2\n")), None, "an overflowing range");
+        let long: String = (0..100).map(|i| format!("- [#{i}] a line of the key\n")).collect();
+        let over_and_over = [key_line(&long).into_bytes(), "c 0 100\n".repeat(100).into_bytes()].concat();
+        assert_eq!(apply(&long, &over_and_over), None, "copies the key over and over");
+        assert_eq!(apply(key, b"c 0 1\n"), None, "no key line");
     }
 
     proptest! {

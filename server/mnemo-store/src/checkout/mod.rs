@@ -8,7 +8,7 @@ mod bases;
 mod line_delta;
 
 pub use bases::KEPT_CHECKOUTS;
-pub(crate) use bases::purge_note as purge_note_from_bases;
+pub(crate) use bases::{purge_note as purge_note_from_bases, write_out_all as write_out_bases};
 
 use std::path::Path;
 

@@ -191,6 +191,9 @@ impl Writer<'_> {
         tx.execute("UPDATE deliveries SET workspace = ?2 WHERE workspace = ?1", params![from, to])?;
         tx.execute("UPDATE workspace_roots SET workspace = ?2 WHERE workspace = ?1", params![from, to])?;
         // Per-workspace records keyed with an epoch or a path: the target's own win.
+        // A base that leans on a key is written out whole first: the key at its
+        // epoch may be the target's own once they are moved.
+        crate::checkout::write_out_bases(tx, from)?;
         for table in ["checkouts", "mirror_exports"] {
             tx.execute(
                 &format!("UPDATE OR IGNORE {table} SET workspace = ?2 WHERE workspace = ?1"),
