@@ -120,7 +120,7 @@ pub fn hash_lines(content: &[u8], start: u32, end: u32) -> Option<String> {
         }
         hasher.update(line);
     }
-    Some(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
+    Some(crate::hex::hex(hasher.finalize()))
 }
 
 #[cfg(test)]

@@ -16,9 +16,7 @@ use sha2::{Digest, Sha256};
 /// The link before the first event.
 pub const GENESIS: &str = "mnemo event chain v1";
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
+use crate::hex::hex;
 
 /// The link that follows `previous` for an event with `digest`.
 pub fn link(previous: &str, digest: &str) -> String {
@@ -26,7 +24,7 @@ pub fn link(previous: &str, digest: &str) -> String {
     hasher.update(previous.as_bytes());
     hasher.update(b"\n");
     hasher.update(digest.as_bytes());
-    hex(&hasher.finalize())
+    hex(hasher.finalize())
 }
 
 /// One field of a canonical record: its length first, so no value can
@@ -80,7 +78,7 @@ pub fn event_digest(conn: &Connection, event_id: i64) -> rusqlite::Result<Option
     if kind == "created" {
         record.push_str(&note_digest(conn, note)?);
     }
-    Ok(Some(hex(&Sha256::digest(record.as_bytes()))))
+    Ok(Some(hex(Sha256::digest(record.as_bytes()))))
 }
 
 /// The note's content and anchors, as a canonical record.

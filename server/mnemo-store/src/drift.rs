@@ -18,6 +18,7 @@ use sha2::{Digest, Sha256};
 
 use crate::anchor::{hash_lines, is_plain_relative_path, lines};
 use crate::error::StoreError;
+use crate::hex::hex;
 use crate::read::Scope;
 use crate::store::Store;
 use crate::workspace::Workspace;
@@ -74,10 +75,6 @@ impl Drift {
             _ => None,
         }
     }
-}
-
-pub(crate) fn hex(digest: impl AsRef<[u8]>) -> String {
-    digest.as_ref().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Classify `anchor` against the current bytes of its file.

@@ -325,7 +325,7 @@ fn whole_file_anchor(root: &Path, path: &str) -> Result<(Anchor, String), String
     let lines = crate::anchor::line_count(&content) as u32;
     let lines_hash = crate::anchor::hash_lines(&content, 1, lines).ok_or("the file is empty")?;
     let anchor = Anchor { path: relative, start_line: 1, end_line: lines, content_sha256: Some(lines_hash) };
-    Ok((anchor, crate::drift::hex(Sha256::digest(&content))))
+    Ok((anchor, crate::hex::hex(Sha256::digest(&content))))
 }
 
 fn actor_of(word: &str) -> Actor {

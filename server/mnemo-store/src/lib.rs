@@ -16,6 +16,7 @@ pub mod config;
 pub mod document;
 pub mod drift;
 mod error;
+mod hex;
 pub mod import_jsonl;
 pub mod import_vectr;
 pub mod ledger;

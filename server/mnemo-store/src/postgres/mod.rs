@@ -173,7 +173,7 @@ pub(crate) fn pg(what: &str, e: postgres::Error) -> StoreError {
 /// hashed): its replica's and its local files' name on this machine.
 pub fn url_digest(url: &str) -> String {
     use sha2::Digest;
-    sha2::Sha256::digest(redact(url).as_bytes()).iter().take(8).map(|b| format!("{b:02x}")).collect()
+    crate::hex::hex(&sha2::Sha256::digest(redact(url).as_bytes())[..8])
 }
 
 /// `url` without its password, for messages.

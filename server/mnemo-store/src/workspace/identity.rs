@@ -126,7 +126,7 @@ pub fn new_committed_id() -> std::io::Result<String> {
     use std::io::Read;
     let mut bytes = [0u8; 8];
     std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
-    Ok(format!("ws-{}", bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()))
+    Ok(format!("ws-{}", crate::hex::hex(bytes)))
 }
 
 /// The `.git` of a worktree: its own git directory and the repository's
