@@ -33,7 +33,7 @@ pub(crate) fn record(
         if !replace {
             return Ok(());
         }
-        write_out_dependents(conn, workspace, epoch)?;
+        write_out_leaning(conn, workspace, Some(epoch))?;
     }
     let key: Option<(i64, String)> = conn
         .query_row(
@@ -95,15 +95,19 @@ pub(crate) fn text(conn: &Connection, workspace: &str, epoch: i64) -> Result<Opt
 /// the workspace's bases move under another id, where a key at the same
 /// epoch may be the other workspace's); one that cannot be rebuilt goes.
 pub(crate) fn write_out_all(conn: &Connection, workspace: &str) -> Result<(), StoreError> {
+    write_out_leaning(conn, workspace, None)
+}
+
+/// Write out in full the bases of `workspace` that lean on its key at
+/// `key_epoch` (any key when `None`); one that cannot be rebuilt goes.
+fn write_out_leaning(conn: &Connection, workspace: &str, key_epoch: Option<i64>) -> Result<(), StoreError> {
     let leaning: Vec<i64> = conn
-        .prepare("SELECT epoch FROM checkouts WHERE workspace = ?1 AND key_epoch IS NOT NULL")?
-        .query_map([workspace], |r| r.get(0))?
+        .prepare("SELECT epoch FROM checkouts WHERE workspace = ?1 AND key_epoch = coalesce(?2, key_epoch)")?
+        .query_map(params![workspace, key_epoch], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
-    let rebuilt: Vec<(i64, Option<String>)> = leaning
-        .into_iter()
-        .map(|epoch| Ok((epoch, text(conn, workspace, epoch)?)))
-        .collect::<Result<_, StoreError>>()?;
-    for (epoch, whole) in rebuilt {
+    for epoch in leaning {
+        // Only bases that lean on a key change here, never a key: each is rebuilt from a key as it was.
+        let whole = text(conn, workspace, epoch)?;
         write_whole(conn, workspace, epoch, whole)?;
     }
     Ok(())
@@ -211,20 +215,6 @@ fn exists(conn: &Connection, workspace: &str, epoch: i64) -> Result<bool, StoreE
         .query_row("SELECT 1 FROM checkouts WHERE workspace = ?1 AND epoch = ?2", params![workspace, epoch], |_| Ok(()))
         .optional()?
         .is_some())
-}
-
-/// Write out in full the bases whose key is `workspace`'s base at `epoch`,
-/// before that key's text changes.
-fn write_out_dependents(conn: &Connection, workspace: &str, epoch: i64) -> Result<(), StoreError> {
-    let dependents: Vec<i64> = conn
-        .prepare("SELECT epoch FROM checkouts WHERE workspace = ?1 AND key_epoch = ?2")?
-        .query_map(params![workspace, epoch], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
-    for dependent in dependents {
-        let whole = text(conn, workspace, dependent)?;
-        write_whole(conn, workspace, dependent, whole)?;
-    }
-    Ok(())
 }
 
 /// Keep the [`KEPT_CHECKOUTS`] newest bases of a workspace (the ones an open
