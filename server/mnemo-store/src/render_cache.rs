@@ -18,7 +18,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use rusqlite::OptionalExtension;
 
@@ -39,8 +39,16 @@ const CHANGED_AT_LEAST: usize = 64;
 const WORKSPACES_KEPT: usize = 4;
 
 static ENABLED: AtomicBool = AtomicBool::new(false);
+/// How many renderings this process brought up to date rather than made whole.
+static BROUGHT_UP_TO_DATE: AtomicU64 = AtomicU64::new(0);
 /// The kept renderings, the most recently used last.
 static KEPT: Mutex<Vec<Kept>> = Mutex::new(Vec::new());
+
+/// How many renderings this process has brought up to date from kept
+/// entries (the rest were rendered whole).
+pub fn brought_up_to_date() -> u64 {
+    BROUGHT_UP_TO_DATE.load(Ordering::Relaxed)
+}
 
 /// Keep each workspace rendering of this process for the next one.
 pub fn keep_renders() {
@@ -159,6 +167,7 @@ pub(crate) fn render_from_kept(
     let text = assemble(flavour, display_name, entries, kept.bytes);
     let notes = kept.entries.len();
     all.push(kept);
+    BROUGHT_UP_TO_DATE.fetch_add(1, Ordering::Relaxed);
     Ok(Some((text, notes)))
 }
 

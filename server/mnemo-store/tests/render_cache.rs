@@ -89,6 +89,8 @@ proptest! {
         let path = dir.path().join("memory.db");
         let mut writer = Store::open(&path).unwrap();
         let workspace = Workspace::named("w");
+        let mut renders = 0;
+        let before = mnemo_store::render_cache::brought_up_to_date();
         for (serial, (here, op, at, render)) in steps.into_iter().enumerate() {
             write(&mut writer, if here { "w" } else { "other" }, op, at, serial);
             if render {
@@ -98,8 +100,14 @@ proptest! {
                     let kept = render_workspace(&reader, &workspace, kind).unwrap();
                     prop_assert_eq!(kept.text, whole(&reader, &workspace, kind));
                     prop_assert_eq!(kept.notes, reader.notes(&Scope::Workspace("w".into())).unwrap().len());
+                    renders += 1;
                 }
             }
+        }
+        // The mirror rendered right after the checkout, with nothing written
+        // between, is always brought up to date: the kept path was walked.
+        if renders >= 2 {
+            prop_assert!(mnemo_store::render_cache::brought_up_to_date() > before);
         }
     }
 }
