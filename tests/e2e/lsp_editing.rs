@@ -312,3 +312,34 @@ fn lenses_are_asked_for_again_when_the_drift_check_changes_them() {
     client.wait(|m| m["method"] == "workspace/codeLens/refresh");
     client.finish();
 }
+
+#[test]
+fn an_open_memory_document_follows_forgets_and_supersessions_from_a_terminal() {
+    // The language server keeps its rendering and brings it up to date from
+    // the log; a forget leaves no event, so it must still be seen.
+    let env = Env::new();
+    let kept = env.remember("gotcha", "Stays as it is");
+    let forgotten = env.remember("finding", "Forgotten from a terminal");
+    let superseded = env.remember("task", "Retitled from a terminal");
+    let mut client = Client::start(&env);
+    client.request("initialize", json!({ "processId": null, "rootUri": uri(&env.root), "capabilities": {} }));
+    client.notify("initialized", json!({}));
+    let (memory, text) = client.open_checkout();
+    assert!(text.contains("Forgotten from a terminal"), "{text}");
+
+    env.ok(&["forget", &forgotten.to_string(), "--confirm"]);
+    let after_forget =
+        client.wait(|m| m["method"] == "memory/didChange")["params"]["text"].as_str().unwrap().to_string();
+    assert!(!after_forget.contains("Forgotten from a terminal"), "{after_forget}");
+    // The editor applies the new text, as an editor does.
+    change(&mut client, &memory, 2, &after_forget);
+    env.ok(&["supersede", &superseded.to_string(), "--kind", "task", "--title", "Retitled, the new text"]);
+    let changed = client.wait(|m| m["method"] == "memory/didChange" && m["params"]["uri"] == memory);
+    let after = changed["params"]["text"].as_str().unwrap();
+    // Exactly what a fresh checkout shows (a terminal's, rendered whole), header aside.
+    let fresh = env.ok(&["checkout"]);
+    let body = |t: &str| t.split_once('\n').map(|(_, rest)| rest.to_string()).unwrap();
+    assert_eq!(body(after), body(&fresh));
+    assert!(after.contains(&format!("[#{kept}]")) && after.contains("Retitled, the new text"), "{after}");
+    assert!(!after.contains("Forgotten from a terminal"), "{after}");
+}
