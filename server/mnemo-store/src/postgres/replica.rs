@@ -51,6 +51,9 @@ pub(crate) struct Shared {
     pub shown: String,
 }
 
+/// How long a connection may take to answer a ping before it is taken as lost.
+const ANSWER_WITHIN: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// The connection in `slot`, made again first when it was closed.
 fn open_connection<'a>(
     slot: &'a mut Option<postgres::Client>,
@@ -68,7 +71,7 @@ impl Shared {
     /// write it fails).
     fn client(&mut self) -> Result<&mut postgres::Client, StoreError> {
         let slot = self.client.get_mut().unwrap_or_else(PoisonError::into_inner);
-        if slot.as_mut().is_some_and(|c| c.is_valid(std::time::Duration::from_secs(10)).is_err()) {
+        if slot.as_mut().is_some_and(|c| c.is_valid(ANSWER_WITHIN).is_err()) {
             *slot = None;
         }
         open_connection(slot, &self.url)
@@ -84,7 +87,10 @@ impl Shared {
         super::blocking(|| {
             let first = f(open_connection(&mut slot, &self.url)?);
             match first {
-                Err(_) if slot.as_ref().is_some_and(postgres::Client::is_closed) => {
+                // The server's "terminating connection" can reach the query
+                // before the client marks itself closed: ask the server.
+                Err(_) if slot.as_mut().is_some_and(|c| c.is_closed() || c.is_valid(ANSWER_WITHIN).is_err()) => {
+                    *slot = None;
                     f(open_connection(&mut slot, &self.url)?)
                 }
                 other => other,
