@@ -75,6 +75,8 @@ pub fn run_stdio(config: ServerConfig) -> std::io::Result<()> {
     memory::share_arenas();
     // Checkouts are rendered again at every epoch: only what changed is read.
     mnemo_store::render_cache::keep_renders();
+    // Workspace symbols run a recall per keystroke: vectors are searched in memory.
+    mnemo_store::vector_cache::keep_vectors();
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(server::serve(tokio::io::stdin(), tokio::io::stdout(), config));
     Ok(())

@@ -33,6 +33,7 @@ mod schema;
 mod sql_codec;
 mod store;
 pub mod store_watch;
+pub mod vector_cache;
 mod vectors;
 mod verify;
 pub mod workspace;

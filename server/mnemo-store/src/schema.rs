@@ -259,6 +259,18 @@ ALTER TABLE events ADD COLUMN machine TEXT;
 ALTER TABLE checkouts ADD COLUMN key_epoch INTEGER;
 ALTER TABLE checkouts ADD COLUMN delta BLOB;
 "#,
+    r#"
+-- Which notes' vectors were written, in order (vector_cache.rs): a note's
+-- row takes a new generation each time its vectors are written, so a
+-- process keeping a copy of the vectors reads only what changed. The row
+-- of note 0 marks the vector tables themselves (`made`: new each time
+-- they are made). Local bookkeeping: never copied to a shared store.
+CREATE TABLE vector_changes (
+    generation  INTEGER PRIMARY KEY AUTOINCREMENT,
+    note_id     INTEGER NOT NULL UNIQUE,
+    made        TEXT
+);
+"#,
 ];
 
 /// The append-only triggers `store verify` expects to find.

@@ -112,6 +112,9 @@ impl Store {
         if let Some(shared) = &self.shared {
             return shared.with_client(|client| crate::postgres::search::nearest(client, query, k, scope));
         }
+        if crate::vector_cache::applies(self) {
+            return self.snapshot(|store| crate::vector_cache::nearest(store, query, k * CHUNKS_PER_NOTE, k, scope));
+        }
         let blob = to_blob(query);
         let chunks = (k * CHUNKS_PER_NOTE) as i64;
         let workspace = scope.workspace_param();
@@ -200,6 +203,7 @@ impl Writer<'_> {
         }
         tx.prepare_cached("INSERT OR REPLACE INTO note_token_signs (note_id, signs) VALUES (?1, ?2)")?
             .execute(params![id, embedding.token_signs])?;
+        tx.prepare_cached("INSERT OR REPLACE INTO vector_changes (note_id) VALUES (?1)")?.execute([id])?;
         Ok(())
     }
 
@@ -208,7 +212,7 @@ impl Writer<'_> {
         self.vectors_cleared = true;
         self.transaction().execute_batch(
             "DROP TABLE IF EXISTS note_vectors; DROP TABLE IF EXISTS note_vector_chunks;
-             DELETE FROM note_token_signs; DELETE FROM vector_index;",
+             DELETE FROM note_token_signs; DELETE FROM vector_index; DELETE FROM vector_changes;",
         )?;
         Ok(())
     }
@@ -221,6 +225,7 @@ impl Writer<'_> {
             delete_chunks(tx, id)?;
         }
         tx.prepare_cached("DELETE FROM note_token_signs WHERE note_id = ?1")?.execute([id])?;
+        tx.prepare_cached("DELETE FROM vector_changes WHERE note_id = ?1")?.execute([id])?;
         Ok(())
     }
 }
@@ -280,5 +285,19 @@ pub(crate) fn create_vector_table(tx: &rusqlite::Transaction<'_>, model: &str, d
     ))?;
     tx.execute("INSERT OR REPLACE INTO vector_index (key, value) VALUES ('model', ?1)", [model])?;
     tx.execute("INSERT OR REPLACE INTO vector_index (key, value) VALUES ('dims', ?1)", [dims.to_string()])?;
+    tx.execute("DELETE FROM vector_changes", [])?;
+    tx.execute("INSERT INTO vector_changes (note_id, made) VALUES (0, ?1)", [made_mark()])?;
     Ok(())
+}
+
+/// A mark new each time the vector tables are made (so a process keeping
+/// a copy of them, `vector_cache`, can tell the tables are not the ones it
+/// copied, even in a store made again at the same path).
+fn made_mark() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    hasher.write_u128(now.as_nanos());
+    hasher.write_u32(std::process::id());
+    format!("{:016x}", hasher.finish())
 }

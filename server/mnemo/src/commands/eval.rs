@@ -59,6 +59,8 @@ fn read_queries(path: &std::path::Path) -> anyhow::Result<Vec<Query>> {
 
 pub fn run(ctx: &Context, args: Eval) -> anyhow::Result<ExitCode> {
     let queries = read_queries(&args.queries)?;
+    // Many recalls in one process, as in a language server or an MCP server.
+    mnemo_store::vector_cache::keep_vectors();
     if !args.models.is_empty() {
         return compare_models(ctx, &args, &queries);
     }

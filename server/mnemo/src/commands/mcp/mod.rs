@@ -134,6 +134,8 @@ pub fn run(ctx: Context) -> anyhow::Result<ExitCode> {
     drop(ctx.open()?);
     // The mirror is rendered after each write when enabled: only what changed is read.
     mnemo_store::render_cache::keep_renders();
+    // Agents recall again and again: vectors are searched in memory.
+    mnemo_store::vector_cache::keep_vectors();
     let semantic = Semantic::load(&ctx);
     let server = MemoryServer {
         state: Arc::new(Mutex::new(State { ctx, semantic })),

@@ -1,0 +1,171 @@
+//! A process that keeps a compact copy of the vectors
+//! (`vector_cache::keep_vectors`, as the language server, the MCP server and
+//! the eval harness do) finds exactly the notes an exact search finds, with
+//! their distances, in one workspace and across the store — and keeps doing
+//! so while another handle adds notes, writes a note's vectors again,
+//! forgets a note and remakes the vector tables (as `reindex` does).
+
+use mnemo_core::recall::NoteEmbedding;
+use mnemo_core::recall::token_signs::pack_signs;
+use mnemo_core::{Actor, Kind, NewNote, NoteId, Priority, Provenance, Timestamp};
+use mnemo_store::{Scope, Store};
+
+const DIMS: usize = 24;
+const WORKSPACES: [&str; 3] = ["alpha", "beta", "gamma"];
+
+/// A small deterministic generator (the same vectors on every run).
+struct Numbers(u64);
+
+impl Numbers {
+    fn next(&mut self) -> f32 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((self.0 >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+    }
+
+    fn vector(&mut self) -> Vec<f32> {
+        (0..DIMS).map(|_| self.next()).collect()
+    }
+}
+
+/// What the store holds, as the test wrote it: (note, workspace, chunks).
+type Written = Vec<(NoteId, String, Vec<Vec<f32>>)>;
+
+fn note(title: String) -> NewNote {
+    NewNote {
+        kind: Kind::Finding,
+        priority: Priority::Medium,
+        title,
+        body: "body".into(),
+        provenance: Provenance::Agent,
+        quote: None,
+        anchors: vec![],
+    }
+}
+
+fn put(store: &mut Store, written: &mut Written, numbers: &mut Numbers, count: usize) {
+    store
+        .write(|w| {
+            for i in 0..count {
+                let workspace = WORKSPACES[(written.len() + i) % WORKSPACES.len()];
+                let id =
+                    w.create(workspace, note(format!("note {}", written.len() + i)), Actor::Agent, Timestamp(1))?;
+                let chunks: Vec<Vec<f32>> = (0..1 + i % 3).map(|_| numbers.vector()).collect();
+                let embedding = NoteEmbedding { token_signs: pack_signs(&chunks), chunks: chunks.clone() };
+                w.put_vectors(id, workspace, &embedding, "test-model")?;
+                written.push((id, workspace.to_string(), chunks));
+            }
+            Ok(())
+        })
+        .unwrap();
+}
+
+/// The exact answer: every chunk's cosine distance, the `4 k` nearest
+/// chunks (ties by note), each note once, at most `k`.
+fn exact(written: &Written, query: &[f32], k: usize, scope: &Scope) -> Vec<(NoteId, f32)> {
+    let cosine = |a: &[f32], b: &[f32]| {
+        let dot: f64 = a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum();
+        let len = |v: &[f32]| v.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
+        1.0 - dot / (len(a) * len(b))
+    };
+    let mut chunks: Vec<(f64, NoteId)> = written
+        .iter()
+        .filter(|(_, workspace, _)| match scope {
+            Scope::Workspace(w) => w == workspace,
+            Scope::All => true,
+        })
+        .flat_map(|(id, _, chunks)| chunks.iter().map(move |c| (cosine(query, c), *id)))
+        .collect();
+    chunks.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    chunks.truncate(4 * k);
+    let mut best: Vec<(NoteId, f32)> = Vec::new();
+    for (distance, id) in chunks {
+        if !best.iter().any(|(seen, _)| *seen == id) && best.len() < k {
+            best.push((id, distance as f32));
+        }
+    }
+    best
+}
+
+fn assert_same_as_exact(store: &Store, written: &Written, numbers: &mut Numbers, moment: &str) {
+    let before = mnemo_store::vector_cache::searched_kept();
+    for round in 0..12 {
+        let query = numbers.vector();
+        let scope = match round % 4 {
+            3 => Scope::All,
+            w => Scope::Workspace(WORKSPACES[w].into()),
+        };
+        for k in [1, 5, 20] {
+            let found = store.nearest(&query, k, &scope).unwrap();
+            let expected = exact(written, &query, k, &scope);
+            let ids = |v: &[(NoteId, f32)]| v.iter().map(|(id, _)| *id).collect::<Vec<_>>();
+            assert_eq!(ids(&found), ids(&expected), "{moment}: k {k} in {scope:?}");
+            for ((_, got), (_, want)) in found.iter().zip(&expected) {
+                assert!((got - want).abs() < 1e-5, "{moment}: distance {got} against {want}");
+            }
+        }
+    }
+    assert_eq!(
+        mnemo_store::vector_cache::searched_kept() - before,
+        36,
+        "{moment}: every search was answered from the kept copy"
+    );
+}
+
+#[test]
+fn a_kept_copy_of_the_vectors_finds_what_an_exact_search_finds_as_the_store_changes() {
+    mnemo_store::vector_cache::keep_vectors();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("memory.db");
+    let mut numbers = Numbers(7);
+    let mut written = Written::new();
+    let mut searcher = Store::open(&path).unwrap();
+    let mut writer = Store::open(&path).unwrap();
+
+    put(&mut searcher, &mut written, &mut numbers, 300);
+    assert_same_as_exact(&searcher, &written, &mut numbers, "first search");
+
+    // Another handle adds notes: the copy reads only those.
+    put(&mut writer, &mut written, &mut numbers, 20);
+    assert_same_as_exact(&searcher, &written, &mut numbers, "after notes were added elsewhere");
+
+    // A note's vectors written again (fewer chunks than before).
+    let (id, workspace, _) = written.iter().find(|(_, _, chunks)| chunks.len() == 3).cloned().unwrap();
+    let chunks = vec![numbers.vector()];
+    writer
+        .write(|w| {
+            let embedding = NoteEmbedding { token_signs: pack_signs(&chunks), chunks: chunks.clone() };
+            w.put_vectors(id, &workspace, &embedding, "test-model")
+        })
+        .unwrap();
+    written.iter_mut().find(|(n, _, _)| *n == id).unwrap().2 = chunks;
+    assert_same_as_exact(&searcher, &written, &mut numbers, "after a note's vectors were written again");
+
+    // A note forgotten: its vectors are nowhere in the answers.
+    let (gone, workspace, _) = written.remove(5);
+    writer.write(|w| w.forget(&Scope::Workspace(workspace.clone()), gone)).unwrap();
+    assert_same_as_exact(&searcher, &written, &mut numbers, "after a forget");
+
+    // The vector tables made again (reindex): every vector new.
+    writer
+        .write(|w| {
+            w.clear_vectors()?;
+            for (id, workspace, chunks) in written.iter_mut() {
+                *chunks = chunks.iter().map(|c| c.iter().map(|x| -x).collect()).collect();
+                let embedding = NoteEmbedding { token_signs: pack_signs(chunks), chunks: chunks.clone() };
+                w.put_vectors(*id, workspace, &embedding, "test-model")?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    assert_same_as_exact(&searcher, &written, &mut numbers, "after the vectors were made again");
+
+    // The store file made again at the same path, with other vectors.
+    drop((searcher, writer));
+    std::fs::remove_file(&path).unwrap();
+    let _ = std::fs::remove_file(path.with_extension("db-wal"));
+    let _ = std::fs::remove_file(path.with_extension("db-shm"));
+    let mut searcher = Store::open(&path).unwrap();
+    let mut written = Written::new();
+    put(&mut searcher, &mut written, &mut numbers, 40);
+    assert_same_as_exact(&searcher, &written, &mut numbers, "in a store made again at the same path");
+}
