@@ -154,8 +154,11 @@ fn load(store: &Store) -> Result<Kept, StoreError> {
     if kept.marks.dims == 0 || !crate::vectors::has_vector_table(&store.conn)? {
         return Ok(kept);
     }
-    // vec0's own scan outside (a CROSS JOIN keeps that order): looking each
-    // vector up by rowid instead costs ~10 µs a row, a second at 100k.
+    if let Ok(true) = load_from_blocks(store, &mut kept) {
+        return Ok(kept);
+    }
+    let mut kept = kept.clone_marks();
+    // vec0's scan reads each vector by itself (~6 µs a row).
     let mut stmt = store.conn.prepare(
         "SELECT c.rowid, c.note_id, v.workspace, v.embedding FROM note_vectors v CROSS JOIN note_vector_chunks c ON c.rowid = v.rowid",
     )?;
@@ -164,6 +167,54 @@ fn load(store: &Store) -> Result<Kept, StoreError> {
         kept.add(row.get(0)?, row.get(1)?, &row.get::<_, String>(2)?, &row.get::<_, Vec<u8>>(3)?);
     }
     Ok(kept)
+}
+
+/// Read the vectors from the blocks sqlite-vec stores them in (1,024 to a
+/// row: a twelfth of the time of its scan, which reads them one by one).
+/// That layout is sqlite-vec's own, so what is read is checked: as many
+/// vectors as chunks, each chunk's note known, and vectors spread across
+/// the copy equal to what sqlite-vec returns for their rowids. False (and
+/// the caller reads them through sqlite-vec's scan) when anything differs.
+fn load_from_blocks(store: &Store, kept: &mut Kept) -> Result<bool, StoreError> {
+    let notes: std::collections::HashMap<i64, NoteId> = store
+        .conn
+        .prepare("SELECT rowid, note_id FROM note_vector_chunks")?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    let width = kept.dims() * 4;
+    let mut stmt = store.conn.prepare(
+        "SELECT c.partition00, c.size, c.validity, c.rowids, v.vectors FROM note_vectors_chunks c
+         JOIN note_vectors_vector_chunks00 v ON v.rowid = c.chunk_id",
+    )?;
+    let mut rows = stmt.query([])?;
+    while let Some(row) = rows.next()? {
+        let workspace: String = row.get(0)?;
+        let size: usize = row.get::<_, i64>(1)?.try_into().unwrap_or(0);
+        let blob = |at: usize| row.get_ref(at).ok().and_then(|value| value.as_blob().ok());
+        let (Some(validity), Some(rowids), Some(vectors)) = (blob(2), blob(3), blob(4)) else { return Ok(false) };
+        if validity.len() * 8 < size || rowids.len() < size * 8 || vectors.len() < size * width {
+            return Ok(false);
+        }
+        for slot in (0..size).filter(|slot| validity[slot / 8] >> (slot % 8) & 1 == 1) {
+            let rowid = i64::from_le_bytes(rowids[slot * 8..slot * 8 + 8].try_into().expect("eight bytes"));
+            let Some(&note) = notes.get(&rowid) else { return Ok(false) };
+            kept.add(rowid, note, &workspace, &vectors[slot * width..(slot + 1) * width]);
+        }
+    }
+    if kept.chunks.len() != notes.len() {
+        return Ok(false);
+    }
+    let mut stored = store.conn.prepare("SELECT embedding FROM note_vectors WHERE rowid = ?1")?;
+    let step = (kept.chunks.len() / 16).max(1);
+    for at in (0..kept.chunks.len()).step_by(step) {
+        let blob: Vec<u8> = stored.query_row([kept.chunks[at].rowid], |r| r.get(0))?;
+        let mut copy = kept.clone_marks();
+        copy.add(kept.chunks[at].rowid, kept.chunks[at].note, "", &blob);
+        if copy.codes[..] != kept.codes[at * kept.dims()..(at + 1) * kept.dims()] {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// Bring `kept` up to date from the notes whose vectors were written since;
@@ -206,6 +257,18 @@ fn bring_up_to_date(store: &Store, kept: &mut Kept) -> Result<bool, StoreError> 
 impl Kept {
     fn dims(&self) -> usize {
         self.marks.dims
+    }
+
+    /// An empty copy with the same marks.
+    fn clone_marks(&self) -> Kept {
+        Kept {
+            store: self.store.clone(),
+            marks: self.marks.clone(),
+            chunks: Vec::new(),
+            codes: Vec::new(),
+            workspaces: Vec::new(),
+            dropped: 0,
+        }
     }
 
     /// Add one chunk from its stored floats (little-endian f32).
