@@ -271,6 +271,27 @@ CREATE TABLE vector_changes (
     made        TEXT
 );
 "#,
+    r#"
+-- The full-text index holds each note's workspace as one more column
+-- (`ws`, weight 0), so a search of one workspace is narrowed inside FTS5
+-- instead of matching every workspace's notes and dropping the others
+-- (lexical.rs). The token is the id's bytes in hex written without
+-- vowels, so the porter stemmer leaves it whole: 'w' and, per nibble,
+-- 0-9 then b c d f g h (`lexical::workspace_token` writes the same).
+DROP TRIGGER notes_fts_insert;
+DROP TRIGGER notes_fts_delete;
+DROP TABLE notes_fts;
+CREATE VIEW notes_fts_source AS SELECT id, title, body,
+    'w' || replace(replace(replace(replace(replace(replace(hex(workspace), 'A', 'b'), 'B', 'c'), 'C', 'd'), 'D', 'f'), 'E', 'g'), 'F', 'h') AS ws
+    FROM notes;
+CREATE VIRTUAL TABLE notes_fts USING fts5(title, body, ws, content = 'notes_fts_source', content_rowid = 'id', tokenize = 'porter unicode61');
+INSERT INTO notes_fts (notes_fts) VALUES ('rebuild');
+CREATE TRIGGER notes_fts_insert AFTER INSERT ON notes
+BEGIN INSERT INTO notes_fts (rowid, title, body, ws) SELECT id, title, body, ws FROM notes_fts_source WHERE id = new.id; END;
+CREATE TRIGGER notes_fts_delete AFTER DELETE ON notes
+BEGIN INSERT INTO notes_fts (notes_fts, rowid, title, body, ws) VALUES ('delete', old.id, old.title, old.body,
+    'w' || replace(replace(replace(replace(replace(replace(hex(old.workspace), 'A', 'b'), 'B', 'c'), 'C', 'd'), 'D', 'f'), 'E', 'g'), 'F', 'h')); END;
+"#,
 ];
 
 /// The append-only triggers `store verify` expects to find.

@@ -545,10 +545,19 @@ fn the_review_migration_keeps_every_event_and_never_reuses_a_forgotten_events_id
     let old_sql: String =
         conn.query_row("SELECT sql FROM sqlite_master WHERE name = 'events'", [], |r| r.get(0)).unwrap();
     assert!(old_sql.contains("'accepted'"), "migrated on open: {old_sql}");
-    // Undo the migrations after the review's: compact checkout bases, people,
+    // Undo the migrations after the review's: the workspace column of the
+    // full-text index, the vector changes, compact checkout bases, people,
     // workspace ids, the ledger; then the review's.
     conn.execute_batch(&format!(
-        "ALTER TABLE checkouts DROP COLUMN key_epoch; ALTER TABLE checkouts DROP COLUMN delta;
+        "DROP TRIGGER notes_fts_insert; DROP TRIGGER notes_fts_delete; DROP TABLE notes_fts; DROP VIEW notes_fts_source;
+         CREATE VIRTUAL TABLE notes_fts USING fts5(title, body, content = 'notes', content_rowid = 'id', tokenize = 'porter unicode61');
+         INSERT INTO notes_fts (notes_fts) VALUES ('rebuild');
+         CREATE TRIGGER notes_fts_insert AFTER INSERT ON notes
+         BEGIN INSERT INTO notes_fts (rowid, title, body) VALUES (new.id, new.title, new.body); END;
+         CREATE TRIGGER notes_fts_delete AFTER DELETE ON notes
+         BEGIN INSERT INTO notes_fts (notes_fts, rowid, title, body) VALUES ('delete', old.id, old.title, old.body); END;
+         DROP TABLE vector_changes;
+         ALTER TABLE checkouts DROP COLUMN key_epoch; ALTER TABLE checkouts DROP COLUMN delta;
          ALTER TABLE events DROP COLUMN person; ALTER TABLE events DROP COLUMN machine;
          DROP TABLE workspace_roots; DROP TABLE workspace_moves; DROP TABLE workspace_aliases;
          DROP TABLE delivered_notes; DROP TABLE deliveries; DELETE FROM sqlite_sequence WHERE name = 'deliveries';
@@ -556,7 +565,7 @@ fn the_review_migration_keeps_every_event_and_never_reuses_a_forgotten_events_id
          UPDATE sqlite_master SET sql = replace(sql, ',''proposed'',''accepted''', '') WHERE name = 'events';
          PRAGMA writable_schema = OFF;
          PRAGMA user_version = {};",
-        mnemo_store::SCHEMA_VERSION - 5
+        mnemo_store::SCHEMA_VERSION - 7
     ))
     .unwrap();
     drop(conn);

@@ -28,9 +28,15 @@ use crate::write::Writer;
 /// SQL: `column` (a `notes.workspace`) is the workspace `param`, unless it
 /// moved away, or an id that moved into it.
 pub(crate) fn born_in(column: &str, param: &str) -> String {
+    format!("{column} IN ({})", born_in_ids(param))
+}
+
+/// SQL: the ids whose notes are the workspace `param`'s — it, unless it
+/// moved away, and every id that moved into it.
+pub(crate) fn born_in_ids(param: &str) -> String {
     format!(
-        "{column} IN (SELECT {param} WHERE NOT EXISTS (SELECT 1 FROM workspace_aliases WHERE alias = {param})
-                      UNION ALL SELECT alias FROM workspace_aliases WHERE workspace = {param})"
+        "SELECT {param} WHERE NOT EXISTS (SELECT 1 FROM workspace_aliases WHERE alias = {param})
+         UNION ALL SELECT alias FROM workspace_aliases WHERE workspace = {param}"
     )
 }
 

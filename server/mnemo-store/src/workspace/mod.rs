@@ -11,8 +11,8 @@ pub mod identity;
 
 use std::path::{Path, PathBuf};
 
-pub(crate) use admission::born_in;
 pub use admission::{KnownRoot, admit_at};
+pub(crate) use admission::{born_in, born_in_ids};
 pub use identity::{IdSource, IdentityError};
 
 /// A resolved workspace: its id in the store and, when it is a directory,

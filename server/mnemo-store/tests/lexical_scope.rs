@@ -1,0 +1,58 @@
+//! A full-text search of one workspace is narrowed inside FTS5 by the
+//! index's `ws` column: it finds that workspace's notes and only them, with
+//! the scores a search of the whole store gives them, for any workspace id
+//! (one the porter stemmer would change if it were a word, one past ASCII,
+//! one that is a prefix of another), and after a note is forgotten.
+
+use mnemo_core::{Actor, Kind, NewNote, NoteId, Priority, Provenance, Timestamp};
+use mnemo_store::{Scope, Store};
+
+const IDS: [&str; 7] = ["bench", "bench-2", "ed", "ABCDEF", "Ünïcode ☃", "a.e", "generalization"];
+
+fn note(title: String, body: &str) -> NewNote {
+    NewNote {
+        kind: Kind::Finding,
+        priority: Priority::Medium,
+        title,
+        body: body.into(),
+        provenance: Provenance::Agent,
+        quote: None,
+        anchors: vec![],
+    }
+}
+
+#[test]
+fn a_search_of_one_workspace_finds_its_notes_only_with_the_store_wide_scores() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("memory.db")).unwrap();
+    let mut owner: Vec<(NoteId, &str)> = Vec::new();
+    store
+        .write(|w| {
+            for (i, id) in IDS.iter().enumerate() {
+                for n in 0..=i {
+                    let body = if n % 2 == 0 { "the proxy drops the cache" } else { "cache eviction under pressure" };
+                    let created = w.create(id, note(format!("{id} note {n}"), body), Actor::Agent, Timestamp(1))?;
+                    owner.push((created, id));
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+    let everywhere = store.lexical_matches("proxy cache", 100, &Scope::All).unwrap();
+    assert_eq!(everywhere.len(), owner.len());
+    for id in IDS {
+        let found = store.lexical_matches("proxy cache", 100, &Scope::Workspace(id.into())).unwrap();
+        let expected: Vec<(NoteId, f64)> =
+            everywhere.iter().filter(|(n, _)| owner.iter().any(|(o, w)| o == n && *w == id)).cloned().collect();
+        assert_eq!(found, expected, "workspace {id:?}");
+        let every = store.every_word_matches("proxy cache", 100, &Scope::Workspace(id.into())).unwrap();
+        assert!(every.iter().all(|n| owner.iter().any(|(o, w)| o == n && *w == id)), "workspace {id:?}");
+    }
+    // A workspace id's token is not a word a query can find.
+    assert!(store.lexical_matches("w62656g6368", 100, &Scope::All).unwrap().is_empty());
+
+    let (gone, workspace) = owner[3];
+    store.write(|w| w.forget(&Scope::Workspace(workspace.into()), gone)).unwrap();
+    let found = store.lexical_matches("proxy cache", 100, &Scope::Workspace(workspace.into())).unwrap();
+    assert!(found.iter().all(|(n, _)| *n != gone) && !found.is_empty());
+}
