@@ -1,7 +1,8 @@
 //! A process that keeps a compact copy of the vectors
 //! (`vector_cache::keep_vectors`, as the language server, the MCP server and
 //! the eval harness do) finds exactly the notes an exact search finds, with
-//! their distances, in one workspace and across the store — and keeps doing
+//! their distances (to the bit, as sqlite-vec computes them), in one
+//! workspace and across the store — and keeps doing
 //! so while another handle adds notes, writes a note's vectors again,
 //! forgets a note and remakes the vector tables (as `reindex` does).
 
@@ -88,6 +89,14 @@ fn exact(written: &Written, query: &[f32], k: usize, scope: &Scope) -> Vec<(Note
 
 fn assert_same_as_exact(store: &Store, written: &Written, numbers: &mut Numbers, moment: &str) {
     let before = mnemo_store::vector_cache::searched_kept();
+    // sqlite-vec's own distance, to hold the kept copy's to the same bits.
+    let raw = rusqlite::Connection::open(store.path()).unwrap();
+    let mut sqlite_vec = raw
+        .prepare(
+            "SELECT min(vec_distance_cosine(v.embedding, ?1)) FROM note_vectors v
+             JOIN note_vector_chunks c ON c.rowid = v.rowid WHERE c.note_id = ?2",
+        )
+        .unwrap();
     for round in 0..12 {
         let query = numbers.vector();
         let scope = match round % 4 {
@@ -99,8 +108,11 @@ fn assert_same_as_exact(store: &Store, written: &Written, numbers: &mut Numbers,
             let expected = exact(written, &query, k, &scope);
             let ids = |v: &[(NoteId, f32)]| v.iter().map(|(id, _)| *id).collect::<Vec<_>>();
             assert_eq!(ids(&found), ids(&expected), "{moment}: k {k} in {scope:?}");
-            for ((_, got), (_, want)) in found.iter().zip(&expected) {
+            for ((id, got), (_, want)) in found.iter().zip(&expected) {
                 assert!((got - want).abs() < 1e-5, "{moment}: distance {got} against {want}");
+                let blob: Vec<u8> = query.iter().flat_map(|x| x.to_le_bytes()).collect();
+                let theirs: f64 = sqlite_vec.query_row(rusqlite::params![blob, id], |r| r.get(0)).unwrap();
+                assert_eq!(got.to_bits(), (theirs as f32).to_bits(), "{moment}: sqlite-vec's distance, to the bit");
             }
         }
     }

@@ -34,6 +34,8 @@ use crate::error::StoreError;
 use crate::read::Scope;
 use crate::store::Store;
 
+mod blocks;
+
 /// How far below the `k`th note's exact cosine a chunk's approximate one
 /// may be and still be scored exactly: the approximation errs by about
 /// 0.0005 (one step of a 384-byte vector scaled to its largest component,
@@ -169,47 +171,32 @@ fn load(store: &Store) -> Result<Kept, StoreError> {
     Ok(kept)
 }
 
-/// Read the vectors from the blocks sqlite-vec stores them in (1,024 to a
-/// row: a twelfth of the time of its scan, which reads them one by one).
-/// That layout is sqlite-vec's own, so what is read is checked: as many
-/// vectors as chunks, each chunk's note known, and vectors spread across
-/// the copy equal to what sqlite-vec returns for their rowids. False (and
-/// the caller reads them through sqlite-vec's scan) when anything differs.
+/// Read the vectors from the blocks sqlite-vec keeps them in
+/// ([`blocks::read_all`]), and check what was read: as many vectors as
+/// chunks, each chunk's note known, and vectors spread across the copy
+/// equal to what vec0 returns for their rowids. False (and the caller
+/// reads them through vec0's scan) when anything differs.
 fn load_from_blocks(store: &Store, kept: &mut Kept) -> Result<bool, StoreError> {
     let notes: std::collections::HashMap<i64, NoteId> = store
         .conn
         .prepare("SELECT rowid, note_id FROM note_vector_chunks")?
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect::<Result<_, _>>()?;
-    let width = kept.dims() * 4;
-    let mut stmt = store.conn.prepare(
-        "SELECT c.partition00, c.size, c.validity, c.rowids, v.vectors FROM note_vectors_chunks c
-         JOIN note_vectors_vector_chunks00 v ON v.rowid = c.chunk_id",
-    )?;
-    let mut rows = stmt.query([])?;
-    while let Some(row) = rows.next()? {
-        let workspace: String = row.get(0)?;
-        let size: usize = row.get::<_, i64>(1)?.try_into().unwrap_or(0);
-        let blob = |at: usize| row.get_ref(at).ok().and_then(|value| value.as_blob().ok());
-        let (Some(validity), Some(rowids), Some(vectors)) = (blob(2), blob(3), blob(4)) else { return Ok(false) };
-        if validity.len() * 8 < size || rowids.len() < size * 8 || vectors.len() < size * width {
-            return Ok(false);
-        }
-        for slot in (0..size).filter(|slot| validity[slot / 8] >> (slot % 8) & 1 == 1) {
-            let rowid = i64::from_le_bytes(rowids[slot * 8..slot * 8 + 8].try_into().expect("eight bytes"));
-            let Some(&note) = notes.get(&rowid) else { return Ok(false) };
-            kept.add(rowid, note, &workspace, &vectors[slot * width..(slot + 1) * width]);
-        }
-    }
-    if kept.chunks.len() != notes.len() {
+    let mut unknown = false;
+    let whole = blocks::read_all(store, kept.dims(), |rowid, workspace, vector| match notes.get(&rowid) {
+        Some(&note) => kept.add(rowid, note, workspace, vector),
+        None => unknown = true,
+    })?;
+    if !whole || unknown || kept.chunks.len() != notes.len() {
         return Ok(false);
     }
-    let mut stored = store.conn.prepare("SELECT embedding FROM note_vectors WHERE rowid = ?1")?;
+    let mut through_vec0 = store.conn.prepare("SELECT embedding FROM note_vectors WHERE rowid = ?1")?;
     let step = (kept.chunks.len() / 16).max(1);
     for at in (0..kept.chunks.len()).step_by(step) {
-        let blob: Vec<u8> = stored.query_row([kept.chunks[at].rowid], |r| r.get(0))?;
+        let rowid = kept.chunks[at].rowid;
+        let stored: Vec<u8> = through_vec0.query_row([rowid], |r| r.get(0))?;
         let mut copy = kept.clone_marks();
-        copy.add(kept.chunks[at].rowid, kept.chunks[at].note, "", &blob);
+        copy.add(rowid, kept.chunks[at].note, "", &stored);
         if copy.codes[..] != kept.codes[at * kept.dims()..(at + 1) * kept.dims()] {
             return Ok(false);
         }
@@ -273,7 +260,7 @@ impl Kept {
 
     /// Add one chunk from its stored floats (little-endian f32).
     fn add(&mut self, rowid: i64, note: NoteId, workspace: &str, blob: &[u8]) {
-        let floats: Vec<f32> = blob.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+        let floats: Vec<f32> = floats(blob).collect();
         if floats.len() != self.dims() {
             return;
         }
@@ -330,7 +317,7 @@ impl Kept {
         }
         scored[..first].sort_unstable_by(by_score);
         let blob: Vec<u8> = query.iter().flat_map(|x| x.to_le_bytes()).collect();
-        let mut exact = store
+        let mut through_vec0 = store
             .conn
             .prepare_cached("SELECT vec_distance_cosine(embedding, ?1) FROM note_vectors WHERE rowid = ?2")?;
         let mut found: Vec<(f32, NoteId)> = Vec::new();
@@ -351,7 +338,7 @@ impl Kept {
             }
             let chunk = self.chunks[index];
             let distance: Option<f32> =
-                exact.query_row(rusqlite::params![blob, chunk.rowid], |r| r.get(0)).optional()?;
+                through_vec0.query_row(rusqlite::params![blob, chunk.rowid], |r| r.get(0)).optional()?;
             let Some(distance) = distance else { continue };
             found.push((distance, chunk.note));
             match notes.iter_mut().find(|(id, _)| *id == chunk.note) {
@@ -377,6 +364,11 @@ impl Kept {
         }
         Ok(best)
     }
+}
+
+/// The little-endian floats of a stored vector.
+fn floats(blob: &[u8]) -> impl Iterator<Item = f32> + '_ {
+    blob.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
 }
 
 /// `values` scaled so the largest magnitude is `top`, rounded; and the
