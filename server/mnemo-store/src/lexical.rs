@@ -103,6 +103,10 @@ impl Store {
                     .prepare_cached(&crate::workspace::born_in_ids("?1"))?
                     .query_map([workspace], |r| r.get(0))?
                     .collect::<Result<_, _>>()?;
+                if born_in.is_empty() {
+                    // Moved away, with nothing moved in: it holds no notes.
+                    return Ok(Vec::new());
+                }
                 let any = born_in.iter().map(|id| format!("ws : \"{}\"", workspace_token(id)));
                 format!("({}) AND {words}", any.collect::<Vec<_>>().join(" OR "))
             }

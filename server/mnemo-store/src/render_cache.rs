@@ -130,6 +130,10 @@ pub(crate) fn render_from_kept(
     let same_history = Marks { last_event: kept.marks.last_event, link: kept.marks.link.clone(), ..now.clone() }
         == kept.marks
         && link_at(store, kept.marks.last_event)? == kept.marks.link;
+    if now.forgotten != kept.marks.forgotten {
+        // Another process forgot a note: this one keeps no copy of its vectors either.
+        crate::vector_cache::drop_kept(store.path());
+    }
     if !same_history || now.last_event < kept.marks.last_event {
         return Ok(None);
     }

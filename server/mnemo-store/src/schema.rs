@@ -270,6 +270,8 @@ CREATE TABLE vector_changes (
     note_id     INTEGER NOT NULL UNIQUE,
     made        TEXT
 );
+INSERT INTO vector_changes (note_id, made)
+    SELECT 0, lower(hex(randomblob(8))) WHERE EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'note_vector_chunks');
 "#,
     r#"
 -- The full-text index holds each note's workspace as one more column

@@ -176,7 +176,12 @@ impl Store {
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| classify(e, &path))?;
         let mut writer = Writer::new(tx, self.person.clone());
         let value = f(&mut writer).map_err(|e| reclassify(e, &path))?;
+        let purged = writer.purged;
         let epoch = writer.finish().map_err(|e| reclassify(e, &path))?;
+        if purged {
+            // No copy of a forgotten note's vectors stays in this process.
+            crate::vector_cache::drop_kept(&path);
+        }
         if let Some(epoch) = epoch {
             for listener in &mut self.listeners {
                 listener(epoch);

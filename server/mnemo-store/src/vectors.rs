@@ -113,7 +113,11 @@ impl Store {
             return shared.with_client(|client| crate::postgres::search::nearest(client, query, k, scope));
         }
         if crate::vector_cache::applies(self) {
-            return self.snapshot(|store| crate::vector_cache::nearest(store, query, k * CHUNKS_PER_NOTE, k, scope));
+            let kept =
+                self.snapshot(|store| crate::vector_cache::nearest(store, query, k * CHUNKS_PER_NOTE, k, scope))?;
+            if let Some(found) = kept {
+                return Ok(found);
+            }
         }
         let blob = to_blob(query);
         let chunks = (k * CHUNKS_PER_NOTE) as i64;
@@ -203,7 +207,7 @@ impl Writer<'_> {
         }
         tx.prepare_cached("INSERT OR REPLACE INTO note_token_signs (note_id, signs) VALUES (?1, ?2)")?
             .execute(params![id, embedding.token_signs])?;
-        tx.prepare_cached("INSERT OR REPLACE INTO vector_changes (note_id) VALUES (?1)")?.execute([id])?;
+        vectors_written(tx, id)?;
         Ok(())
     }
 
@@ -225,6 +229,8 @@ impl Writer<'_> {
             delete_chunks(tx, id)?;
         }
         tx.prepare_cached("DELETE FROM note_token_signs WHERE note_id = ?1")?.execute([id])?;
+        // Only a forget drops a note's vectors, and a process keeping a copy
+        // of them reads it whole again after one (`vector_cache`).
         tx.prepare_cached("DELETE FROM vector_changes WHERE note_id = ?1")?.execute([id])?;
         Ok(())
     }
@@ -285,19 +291,18 @@ pub(crate) fn create_vector_table(tx: &rusqlite::Transaction<'_>, model: &str, d
     ))?;
     tx.execute("INSERT OR REPLACE INTO vector_index (key, value) VALUES ('model', ?1)", [model])?;
     tx.execute("INSERT OR REPLACE INTO vector_index (key, value) VALUES ('dims', ?1)", [dims.to_string()])?;
+    // A mark new each time the tables are made, so a process keeping a copy
+    // of them (`vector_cache`) can tell they are not the ones it copied,
+    // even in a store made again at the same path.
     tx.execute("DELETE FROM vector_changes", [])?;
-    tx.execute("INSERT INTO vector_changes (note_id, made) VALUES (0, ?1)", [made_mark()])?;
+    tx.execute("INSERT INTO vector_changes (note_id, made) VALUES (0, lower(hex(randomblob(8))))", [])?;
     Ok(())
 }
 
-/// A mark new each time the vector tables are made (so a process keeping
-/// a copy of them, `vector_cache`, can tell the tables are not the ones it
-/// copied, even in a store made again at the same path).
-fn made_mark() -> String {
-    use std::hash::{BuildHasher, Hasher};
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    hasher.write_u128(now.as_nanos());
-    hasher.write_u32(std::process::id());
-    format!("{:016x}", hasher.finish())
+/// Record that note `id`'s vectors were written (the one rule of
+/// `vector_changes`: its row takes the next generation), for a process
+/// keeping a copy of them (`vector_cache`).
+pub(crate) fn vectors_written(tx: &rusqlite::Connection, id: NoteId) -> Result<(), StoreError> {
+    tx.prepare_cached("INSERT OR REPLACE INTO vector_changes (note_id) VALUES (?1)")?.execute([id])?;
+    Ok(())
 }

@@ -33,11 +33,22 @@ pub struct Writer<'s> {
     /// dropped them all: what a shared store pushes (vec0 takes no triggers).
     pub(crate) vectors_touched: Vec<NoteId>,
     pub(crate) vectors_cleared: bool,
+    /// Whether a note was forgotten: this process's kept copies of the
+    /// store then go (`vector_cache::drop_kept`).
+    pub(crate) purged: bool,
 }
 
 impl<'s> Writer<'s> {
     pub(crate) fn new(tx: Transaction<'s>, person: Option<Person>) -> Writer<'s> {
-        Writer { tx, wrote: false, secrets_allowed: false, person, vectors_touched: Vec::new(), vectors_cleared: false }
+        Writer {
+            tx,
+            wrote: false,
+            secrets_allowed: false,
+            person,
+            vectors_touched: Vec::new(),
+            vectors_cleared: false,
+            purged: false,
+        }
     }
 
     /// Let the notes this writer creates hold what looks like a secret (a
@@ -276,6 +287,7 @@ impl<'s> Writer<'s> {
     /// Delete note `id` and everything that hangs on it (forget's work once
     /// it is allowed; a replica does it when the shared store forgot it).
     pub(crate) fn purge(&mut self, id: NoteId) -> Result<(), StoreError> {
+        self.purged = true;
         self.delete_vector(id)?;
         // The full-text index drops the note's terms at once, not at a later merge.
         self.tx.execute("INSERT INTO notes_fts (notes_fts, rank) VALUES ('secure-delete', 1)", [])?;

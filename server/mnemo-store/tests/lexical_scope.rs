@@ -2,7 +2,9 @@
 //! index's `ws` column: it finds that workspace's notes and only them, with
 //! the scores a search of the whole store gives them, for any workspace id
 //! (one the porter stemmer would change if it were a word, one past ASCII,
-//! one that is a prefix of another), and after a note is forgotten.
+//! one that is a prefix of another), after a note is forgotten, and after a
+//! workspace moved into another (its notes are then the other's; its own
+//! id holds none, and a search of it finds nothing rather than failing).
 
 use mnemo_core::{Actor, Kind, NewNote, NoteId, Priority, Provenance, Timestamp};
 use mnemo_store::{Scope, Store};
@@ -55,4 +57,14 @@ fn a_search_of_one_workspace_finds_its_notes_only_with_the_store_wide_scores() {
     store.write(|w| w.forget(&Scope::Workspace(workspace.into()), gone)).unwrap();
     let found = store.lexical_matches("proxy cache", 100, &Scope::Workspace(workspace.into())).unwrap();
     assert!(found.iter().all(|(n, _)| *n != gone) && !found.is_empty());
+
+    // "Ünïcode ☃" moved into "bench" (as a workspace move records it).
+    let raw = rusqlite::Connection::open(store.path()).unwrap();
+    raw.execute("INSERT INTO workspace_aliases (alias, workspace) VALUES (?1, 'bench')", [IDS[4]]).unwrap();
+    let moved = store.lexical_matches("proxy cache", 100, &Scope::Workspace(IDS[4].into())).unwrap();
+    assert!(moved.is_empty(), "{moved:?}");
+    let bench = store.lexical_matches("proxy cache", 100, &Scope::Workspace("bench".into())).unwrap();
+    let holders: std::collections::BTreeSet<&str> =
+        bench.iter().map(|(n, _)| owner.iter().find(|(o, _)| o == n).unwrap().1).collect();
+    assert_eq!(holders, ["bench", IDS[4]].into_iter().collect());
 }

@@ -171,6 +171,28 @@ fn a_kept_copy_of_the_vectors_finds_what_an_exact_search_finds_as_the_store_chan
         .unwrap();
     assert_same_as_exact(&searcher, &written, &mut numbers, "after the vectors were made again");
 
+    // A search whose read began before the copy was brought further (another
+    // request of the same process): answered through sqlite-vec, for the
+    // state it reads, and the newer copy is kept, not read again.
+    let reader = Store::open(&path).unwrap();
+    let before_write = written.clone();
+    let loaded = mnemo_store::vector_cache::loaded_whole();
+    reader
+        .snapshot(|older| {
+            older.epoch()?;
+            put(&mut writer, &mut written, &mut numbers, 5);
+            assert_same_as_exact(&searcher, &written, &mut numbers, "the newer read");
+            let query = numbers.vector();
+            let found = older.nearest(&query, 5, &Scope::All)?;
+            let ids = |v: &[(NoteId, f32)]| v.iter().map(|(id, _)| *id).collect::<Vec<_>>();
+            assert_eq!(ids(&found), ids(&exact(&before_write, &query, 5, &Scope::All)), "the older read");
+            Ok(())
+        })
+        .unwrap();
+    assert_same_as_exact(&searcher, &written, &mut numbers, "after the older read");
+    assert_eq!(mnemo_store::vector_cache::loaded_whole(), loaded, "the copy was brought up to date, never read again");
+    drop(reader);
+
     // The store file made again at the same path, with other vectors.
     drop((searcher, writer));
     std::fs::remove_file(&path).unwrap();
@@ -180,4 +202,6 @@ fn a_kept_copy_of_the_vectors_finds_what_an_exact_search_finds_as_the_store_chan
     let mut written = Written::new();
     put(&mut searcher, &mut written, &mut numbers, 40);
     assert_same_as_exact(&searcher, &written, &mut numbers, "in a store made again at the same path");
+    // Every copy was read from sqlite-vec's blocks, none through its scan.
+    assert_eq!(mnemo_store::vector_cache::read_through_vec0(), 0);
 }

@@ -141,6 +141,7 @@ fn copy_vectors(snapshot: &mut postgres::Transaction<'_>, w: &mut Writer<'_>) ->
             let blob: Vec<u8> = parse_vector(&text).iter().flat_map(|f| f.to_le_bytes()).collect();
             tx.prepare_cached("INSERT INTO note_vectors (rowid, workspace, embedding) VALUES (?1, ?2, ?3)")?
                 .execute(rusqlite::params![chunk, workspace, blob])?;
+            crate::vectors::vectors_written(tx, note)?;
             added += 1;
         }
     }

@@ -376,6 +376,7 @@ fn pull_vectors(
         let blob: Vec<u8> = parse_vector(&text).iter().flat_map(|f| f.to_le_bytes()).collect();
         tx.prepare_cached("INSERT INTO note_vectors (rowid, workspace, embedding) VALUES (?1, ?2, ?3)")?
             .execute(rusqlite::params![chunk, workspace, blob])?;
+        crate::vectors::vectors_written(tx, note)?;
         added += 1;
     }
     Ok((added, highest))

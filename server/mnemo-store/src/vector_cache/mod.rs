@@ -10,7 +10,8 @@
 //! with one factor that folds in its scale and its length. A search scores
 //! every chunk in scope by that approximation and, best first, scores
 //! chunks again exactly — sqlite-vec's own cosine distance, from the stored
-//! floats — until no chunk left could come near the answer ([`MARGIN`]):
+//! floats — until no chunk left could come near the answer (within nine
+//! standard deviations of the approximation's error, [`MARGIN_DEVIATIONS`]):
 //! the answer is the one sqlite-vec's scan gives (`tests/vector_cache.rs`
 //! holds them equal), and the distances are its distances.
 //!
@@ -37,10 +38,14 @@ use crate::store::Store;
 mod blocks;
 
 /// How far below the `k`th note's exact cosine a chunk's approximate one
-/// may be and still be scored exactly: the approximation errs by about
-/// 0.0005 (one step of a 384-byte vector scaled to its largest component,
-/// spread over its dimensions), so this is eight times that.
-const MARGIN: f32 = 0.004;
+/// may be and still be scored exactly, in standard deviations of the
+/// approximation's error. A chunk's codes err by up to half a step, evenly
+/// spread, so against a unit query its cosine errs with a standard
+/// deviation of its step over its length (its `factor`) over √12: ~0.00045
+/// for the default model, whose largest error over the eval harness's 440
+/// searches was 0.0017 (3.7 deviations). Nine leaves room for a model with
+/// coarser steps: the margin grows with them.
+const MARGIN_DEVIATIONS: f32 = 9.0;
 
 /// How many stores' vectors a process keeps.
 const STORES_KEPT: usize = 2;
@@ -48,6 +53,11 @@ const STORES_KEPT: usize = 2;
 static ENABLED: AtomicBool = AtomicBool::new(false);
 /// How many searches this process answered from a kept copy.
 static SEARCHED: AtomicU64 = AtomicU64::new(0);
+/// How many copies this process read whole.
+static LOADED: AtomicU64 = AtomicU64::new(0);
+/// How many copies this process read through vec0's scan because
+/// sqlite-vec's blocks did not read as expected (`blocks.rs`).
+static READ_THROUGH_VEC0: AtomicU64 = AtomicU64::new(0);
 /// The kept copies, the most recently used last.
 static KEPT: Mutex<Vec<Kept>> = Mutex::new(Vec::new());
 
@@ -59,6 +69,24 @@ pub fn keep_vectors() {
 /// How many nearest-notes searches this process answered from a kept copy.
 pub fn searched_kept() -> u64 {
     SEARCHED.load(Ordering::Relaxed)
+}
+
+/// How many copies this process read whole (the rest of its searches
+/// brought one up to date, or found it so).
+pub fn loaded_whole() -> u64 {
+    LOADED.load(Ordering::Relaxed)
+}
+
+/// How many copies were read through vec0's scan, not from sqlite-vec's
+/// blocks (0 while its layout is the one `blocks.rs` reads).
+pub fn read_through_vec0() -> u64 {
+    READ_THROUGH_VEC0.load(Ordering::Relaxed)
+}
+
+/// Drop this process's copy of the store at `path` (after a forget: no
+/// copy of the forgotten note's vectors stays in memory).
+pub(crate) fn drop_kept(path: &std::path::Path) {
+    KEPT.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).retain(|kept| kept.store != path);
 }
 
 /// What the copy shows of the store: when any mark but `generation`
@@ -101,23 +129,30 @@ pub(crate) fn applies(store: &Store) -> bool {
 
 /// The `k` notes nearest to `query` as [`Store::nearest`] finds them among
 /// the `wanted_chunks` nearest chunks, from the kept copy brought up to date
-/// (made whole the first time). Runs inside the caller's read transaction.
+/// (made whole the first time). `None` when the caller's read transaction
+/// sees an older state of the store than the copy (another request of the
+/// same process, begun earlier): then it searches through sqlite-vec, and
+/// the copy stays.
 pub(crate) fn nearest(
     store: &Store,
     query: &[f32],
     wanted_chunks: usize,
     k: usize,
     scope: &Scope,
-) -> Result<Vec<(NoteId, f32)>, StoreError> {
+) -> Result<Option<Vec<(NoteId, f32)>>, StoreError> {
     let mut all = KEPT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let at = all.iter().position(|kept| kept.store == store.path());
     let kept = match at {
         Some(at) => {
             let mut kept = all.remove(at);
-            if !bring_up_to_date(store, &mut kept)? {
-                kept = load(store)?;
+            match bring_up_to_date(store, &mut kept)? {
+                Freshness::UpToDate => kept,
+                Freshness::Older => {
+                    all.push(kept);
+                    return Ok(None);
+                }
+                Freshness::Unknown => load(store)?,
             }
-            kept
         }
         None => load(store)?,
     };
@@ -127,7 +162,7 @@ pub(crate) fn nearest(
         all.remove(0);
     }
     SEARCHED.fetch_add(1, Ordering::Relaxed);
-    found
+    found.map(Some)
 }
 
 fn marks(store: &Store) -> Result<Marks, StoreError> {
@@ -144,6 +179,7 @@ fn marks(store: &Store) -> Result<Marks, StoreError> {
 
 /// The whole copy, read from the vector tables.
 fn load(store: &Store) -> Result<Kept, StoreError> {
+    LOADED.fetch_add(1, Ordering::Relaxed);
     let marks = marks(store)?;
     let mut kept = Kept {
         store: store.path().to_path_buf(),
@@ -159,6 +195,7 @@ fn load(store: &Store) -> Result<Kept, StoreError> {
     if let Ok(true) = load_from_blocks(store, &mut kept) {
         return Ok(kept);
     }
+    READ_THROUGH_VEC0.fetch_add(1, Ordering::Relaxed);
     let mut kept = kept.clone_marks();
     // vec0's scan reads each vector by itself (~6 µs a row).
     let mut stmt = store.conn.prepare(
@@ -204,16 +241,31 @@ fn load_from_blocks(store: &Store, kept: &mut Kept) -> Result<bool, StoreError> 
     Ok(true)
 }
 
-/// Bring `kept` up to date from the notes whose vectors were written since;
-/// false when it cannot be (then it is loaded whole).
-fn bring_up_to_date(store: &Store, kept: &mut Kept) -> Result<bool, StoreError> {
+/// What a kept copy is against the state of the store a read sees.
+enum Freshness {
+    UpToDate,
+    /// The read sees an older state than the copy shows.
+    Older,
+    /// Not to be brought up to date: read it whole.
+    Unknown,
+}
+
+/// Bring `kept` up to date from the notes whose vectors were written since.
+fn bring_up_to_date(store: &Store, kept: &mut Kept) -> Result<Freshness, StoreError> {
     let now = marks(store)?;
     if now == kept.marks {
-        return Ok(true);
+        return Ok(Freshness::UpToDate);
+    }
+    let then = &kept.marks;
+    if now.made == then.made
+        && now.dims == then.dims
+        && (now.forgotten < then.forgotten || now.moves < then.moves || now.generation < then.generation)
+    {
+        return Ok(Freshness::Older);
     }
     let same_tables = Marks { generation: kept.marks.generation, ..now.clone() } == kept.marks;
-    if !same_tables || now.generation < kept.marks.generation {
-        return Ok(false);
+    if !same_tables {
+        return Ok(Freshness::Unknown);
     }
     let changed: HashSet<NoteId> = store
         .conn
@@ -221,7 +273,7 @@ fn bring_up_to_date(store: &Store, kept: &mut Kept) -> Result<bool, StoreError> 
         .query_map([kept.marks.generation], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
     if changed.len() > kept.chunks.len() / 8 + 64 {
-        return Ok(false);
+        return Ok(Freshness::Unknown);
     }
     for chunk in kept.chunks.iter_mut().filter(|c| changed.contains(&c.note)) {
         chunk.note = 0;
@@ -238,7 +290,10 @@ fn bring_up_to_date(store: &Store, kept: &mut Kept) -> Result<bool, StoreError> 
         }
     }
     kept.marks = now;
-    Ok(kept.dropped <= kept.chunks.len() / 8 + 64)
+    Ok(match kept.dropped <= kept.chunks.len() / 8 + 64 {
+        true => Freshness::UpToDate,
+        false => Freshness::Unknown,
+    })
 }
 
 impl Kept {
@@ -278,7 +333,8 @@ impl Kept {
 
     /// The search itself: every chunk in scope scored by the approximation,
     /// then, best first, scored exactly until the notes found are `k` and the
-    /// next chunk's approximate score is [`MARGIN`] below the `k`th note's
+    /// next chunk's approximate score is a margin ([`MARGIN_DEVIATIONS`] of
+    /// the coarsest chunk's error) below the `k`th note's
     /// exact one; the `wanted_chunks` nearest of those made into at most `k`
     /// notes as [`Store::nearest`] does.
     fn search(
@@ -300,16 +356,19 @@ impl Kept {
             },
             None => None,
         };
-        let (weights, query_factor) = quantise(query, f32::from(i16::MAX));
+        let (weights, query_factor) = quantise(query, weight_top(dims));
         let weights: Vec<i16> = weights.iter().map(|&w| w as i16).collect();
         let mut scored: Vec<(f32, usize)> = Vec::new();
+        let mut coarsest = 0.0f32;
         for (at, chunk) in self.chunks.iter().enumerate() {
             if chunk.note == 0 || only.is_some_and(|w| w != chunk.workspace) {
                 continue;
             }
             let codes = &self.codes[at * dims..(at + 1) * dims];
             scored.push((chunk.factor * query_factor * dot(codes, &weights) as f32, at));
+            coarsest = coarsest.max(chunk.factor);
         }
+        let margin = MARGIN_DEVIATIONS * coarsest / 12f32.sqrt();
         let by_score = |a: &(f32, usize), b: &(f32, usize)| b.0.total_cmp(&a.0);
         let first = (wanted_chunks * 2).max(32).min(scored.len());
         if first > 0 && first < scored.len() {
@@ -333,7 +392,7 @@ impl Kept {
             }
             let (approximate, index) = scored[at];
             at += 1;
-            if kth.is_some_and(|kth| approximate < 1.0 - kth - MARGIN) {
+            if kth.is_some_and(|kth| approximate < 1.0 - kth - margin) {
                 break;
             }
             let chunk = self.chunks[index];
@@ -385,8 +444,14 @@ fn quantise(values: &[f32], top: f32) -> (Vec<i32>, f32) {
     (codes, 1.0 / (scale * length))
 }
 
-/// Signed bytes against 16-bit weights, summed exactly (384 × 127 × 32767
-/// is well inside an i32); with AVX2 where the processor has it (five times
+/// The largest query weight: 16 bits, and small enough that a dot product
+/// of `dims` codes of 127 stays inside an i32 (32767 up to 516 dimensions).
+fn weight_top(dims: usize) -> f32 {
+    (i32::MAX as f32 / (127.0 * dims.max(1) as f32)).min(f32::from(i16::MAX)).floor()
+}
+
+/// Signed bytes against 16-bit weights, summed exactly ([`weight_top`]
+/// keeps the sum inside an i32); with AVX2 where the processor has it (five times
 /// faster: the portable build targets SSE2, without the widening multiplies).
 fn dot(codes: &[i8], weights: &[i16]) -> i32 {
     #[cfg(target_arch = "x86_64")]
@@ -427,5 +492,10 @@ mod tests {
         let weights: Vec<i16> = weights.iter().map(|&w| w as i16).collect();
         let approx = factor * query_factor * dot(&codes, &weights) as f32;
         assert!((approx - cosine(&a, &b)).abs() < 0.01, "{approx} against {}", cosine(&a, &b));
+        // Weights that keep any dot product inside an i32, whatever the dims.
+        assert_eq!(weight_top(384), 32767.0);
+        for dims in [517, 768, 1024, 4096] {
+            assert!(f64::from(weight_top(dims)) * 127.0 * dims as f64 <= f64::from(i32::MAX), "{dims}");
+        }
     }
 }
