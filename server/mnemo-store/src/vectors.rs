@@ -152,6 +152,12 @@ impl Store {
 }
 
 impl Store {
+    /// Read the copy of the vectors a long-lived process keeps
+    /// (`vector_cache::keep_vectors`) before its first search needs it.
+    pub fn warm_vectors(&self) -> Result<(), StoreError> {
+        crate::vector_cache::warm(self)
+    }
+
     /// The stored token signs of each of `ids` that has them.
     pub fn token_signs(&self, ids: &[NoteId]) -> Result<HashMap<NoteId, Vec<u8>>, StoreError> {
         let mut stmt = self.conn.prepare_cached("SELECT signs FROM note_token_signs WHERE note_id = ?1")?;

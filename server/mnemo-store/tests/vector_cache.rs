@@ -201,7 +201,12 @@ fn a_kept_copy_of_the_vectors_finds_what_an_exact_search_finds_as_the_store_chan
     let mut searcher = Store::open(&path).unwrap();
     let mut written = Written::new();
     put(&mut searcher, &mut written, &mut numbers, 40);
+    // Read ahead of the first search (as a language server does once its model is loaded).
+    let loaded = mnemo_store::vector_cache::loaded_whole();
+    searcher.warm_vectors().unwrap();
+    assert_eq!(mnemo_store::vector_cache::loaded_whole(), loaded + 1);
     assert_same_as_exact(&searcher, &written, &mut numbers, "in a store made again at the same path");
+    assert_eq!(mnemo_store::vector_cache::loaded_whole(), loaded + 1, "the searches used the copy read ahead");
     // Every copy was read from sqlite-vec's blocks, none through its scan.
     assert_eq!(mnemo_store::vector_cache::read_through_vec0(), 0);
 }

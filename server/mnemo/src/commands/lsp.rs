@@ -42,6 +42,11 @@ fn load(config: Result<&WorkspaceConfig, String>, store_path: &Path, model_dir: 
         eprintln!("warning: could not embed notes written without a model: {e}");
     }
     let (mode, lexical_reason) = semantic.ranking(&store);
+    if mode == RankingMode::Hybrid
+        && let Err(e) = store.warm_vectors()
+    {
+        eprintln!("warning: could not read the vectors ahead of the first search: {e}");
+    }
     let embed: Option<EmbedQuery> = (mode == RankingMode::Hybrid).then(|| {
         let semantic = Arc::new(Mutex::new(semantic));
         Arc::new(move |query: &str| -> Option<Vec<f32>> {
