@@ -279,7 +279,9 @@ INSERT INTO vector_changes (note_id, made)
 -- instead of matching every workspace's notes and dropping the others
 -- (lexical.rs). The token is the id's bytes in hex written without
 -- vowels, so the porter stemmer leaves it whole: 'w' and, per nibble,
--- 0-9 then b c d f g h (`lexical::workspace_token` writes the same).
+-- 0-9 then b c d f g h (`lexical::workspace_token` writes the same; the
+-- view and both triggers spell it out, and `tests/lexical_scope.rs` holds
+-- the index to the view with FTS5's integrity check).
 DROP TRIGGER notes_fts_insert;
 DROP TRIGGER notes_fts_delete;
 DROP TABLE notes_fts;
@@ -289,7 +291,8 @@ CREATE VIEW notes_fts_source AS SELECT id, title, body,
 CREATE VIRTUAL TABLE notes_fts USING fts5(title, body, ws, content = 'notes_fts_source', content_rowid = 'id', tokenize = 'porter unicode61');
 INSERT INTO notes_fts (notes_fts) VALUES ('rebuild');
 CREATE TRIGGER notes_fts_insert AFTER INSERT ON notes
-BEGIN INSERT INTO notes_fts (rowid, title, body, ws) SELECT id, title, body, ws FROM notes_fts_source WHERE id = new.id; END;
+BEGIN INSERT INTO notes_fts (rowid, title, body, ws) VALUES (new.id, new.title, new.body,
+    'w' || replace(replace(replace(replace(replace(replace(hex(new.workspace), 'A', 'b'), 'B', 'c'), 'C', 'd'), 'D', 'f'), 'E', 'g'), 'F', 'h')); END;
 CREATE TRIGGER notes_fts_delete AFTER DELETE ON notes
 BEGIN INSERT INTO notes_fts (notes_fts, rowid, title, body, ws) VALUES ('delete', old.id, old.title, old.body,
     'w' || replace(replace(replace(replace(replace(replace(hex(old.workspace), 'A', 'b'), 'B', 'c'), 'C', 'd'), 'D', 'f'), 'E', 'g'), 'F', 'h')); END;
