@@ -107,14 +107,23 @@ impl Store {
                     // Moved away, with nothing moved in: it holds no notes.
                     return Ok(Vec::new());
                 }
+                if born_in == [workspace] && !self.has_other_workspaces(workspace)? {
+                    // Every note is this workspace's: narrowing would only cost.
+                    return self.ranked(&words, limit);
+                }
                 let any = born_in.iter().map(|id| format!("ws : \"{}\"", workspace_token(id)));
                 format!("({}) AND {words}", any.collect::<Vec<_>>().join(" OR "))
             }
         };
+        self.ranked(&expression, limit)
+    }
+
+    /// The best `limit` notes matching the FTS5 `expression`, by BM25.
+    fn ranked(&self, expression: &str, limit: usize) -> Result<Vec<(NoteId, f64)>, StoreError> {
         let sql = "SELECT f.rowid, -bm25(notes_fts, ?3, 1.0, 0.0) AS score FROM notes_fts f
                    WHERE notes_fts MATCH ?1 ORDER BY score DESC, f.rowid LIMIT ?2";
         let mut stmt = self.conn.prepare_cached(sql)?;
-        let rows = stmt.query_map(params![&expression, limit as i64, TITLE_WEIGHT], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        let rows = stmt.query_map(params![expression, limit as i64, TITLE_WEIGHT], |r| Ok((r.get(0)?, r.get(1)?)))?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 }

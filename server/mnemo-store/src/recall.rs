@@ -161,8 +161,9 @@ impl Store {
         })
     }
 
-    /// Title, newline, body: the text a note is embedded from.
-    fn has_other_workspaces(&self, workspace: &str) -> Result<bool, StoreError> {
+    /// Whether any note of the store was born in a workspace other than
+    /// `workspace` (an index search on `notes.workspace`).
+    pub(crate) fn has_other_workspaces(&self, workspace: &str) -> Result<bool, StoreError> {
         let sql = "SELECT EXISTS (SELECT 1 FROM notes WHERE workspace < ?1) OR EXISTS (SELECT 1 FROM notes WHERE workspace > ?1)";
         Ok(self.conn.prepare_cached(sql)?.query_row([workspace], |r| r.get(0))?)
     }

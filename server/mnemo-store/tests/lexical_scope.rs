@@ -75,3 +75,22 @@ fn a_search_of_one_workspace_finds_its_notes_only_with_the_store_wide_scores() {
         bench.iter().map(|(n, _)| owner.iter().find(|(o, _)| o == n).unwrap().1).collect();
     assert_eq!(holders, ["bench", IDS[4]].into_iter().collect());
 }
+
+#[test]
+fn a_store_of_one_workspace_is_searched_whole_with_the_same_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("memory.db")).unwrap();
+    store
+        .write(|w| {
+            for n in 0..20 {
+                let body = if n % 3 == 0 { "the proxy drops the cache" } else { "cache eviction under pressure" };
+                w.create("only", note(format!("note {n}"), body), Actor::Agent, Timestamp(1))?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    let whole = store.lexical_matches("proxy cache", 100, &Scope::All).unwrap();
+    assert_eq!(whole.len(), 20);
+    assert_eq!(store.lexical_matches("proxy cache", 100, &Scope::Workspace("only".into())).unwrap(), whole);
+    assert!(store.lexical_matches("proxy cache", 100, &Scope::Workspace("another".into())).unwrap().is_empty());
+}
