@@ -125,7 +125,7 @@ fn assert_same_as_exact(store: &Store, written: &Written, numbers: &mut Numbers,
 
 #[test]
 fn a_kept_copy_of_the_vectors_finds_what_an_exact_search_finds_as_the_store_changes() {
-    mnemo_store::vector_cache::keep_vectors();
+    mnemo_store::vector_cache::keep_vectors_from(0);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("memory.db");
     let mut numbers = Numbers(7);
@@ -207,6 +207,14 @@ fn a_kept_copy_of_the_vectors_finds_what_an_exact_search_finds_as_the_store_chan
     assert_eq!(mnemo_store::vector_cache::loaded_whole(), loaded + 1);
     assert_same_as_exact(&searcher, &written, &mut numbers, "in a store made again at the same path");
     assert_eq!(mnemo_store::vector_cache::loaded_whole(), loaded + 1, "the searches used the copy read ahead");
+    // A scope smaller than the process's setting is searched through sqlite-vec.
+    mnemo_store::vector_cache::keep_vectors_from(10_000);
+    let before = mnemo_store::vector_cache::searched_kept();
+    let query = numbers.vector();
+    let found: Vec<NoteId> = searcher.nearest(&query, 5, &Scope::All).unwrap().into_iter().map(|(id, _)| id).collect();
+    let expected: Vec<NoteId> = exact(&written, &query, 5, &Scope::All).into_iter().map(|(id, _)| id).collect();
+    assert_eq!(found, expected);
+    assert_eq!(mnemo_store::vector_cache::searched_kept(), before, "a small scope is not searched in the copy");
     // Every copy was read from sqlite-vec's blocks, none through its scan.
     assert_eq!(mnemo_store::vector_cache::read_through_vec0(), 0);
 }
