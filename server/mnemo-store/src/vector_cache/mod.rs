@@ -12,16 +12,19 @@
 //! chunks again exactly — sqlite-vec's own cosine distance, from the stored
 //! floats — until no chunk left could come near the answer (within nine
 //! standard deviations of the approximation's error, [`MARGIN_DEVIATIONS`]):
-//! the answer is the one sqlite-vec's scan gives (`tests/vector_cache.rs`
-//! holds them equal), and the distances are its distances.
+//! the answer is the one sqlite-vec's scan gives unless the approximation
+//! errs by more than that (`tests/vector_cache.rs` holds them equal), and
+//! the distances are its distances, to the bit. Scoring a chunk exactly
+//! costs ~100 µs, so scopes under [`SEARCHED_FROM_CHUNKS`] are left to
+//! sqlite-vec's scan.
 //!
 //! The copy follows the store through `vector_changes` (a note's vectors
 //! written: a generation that only grows) and is made again whole when the
 //! vector tables were made again (the mark `made` there, new each time), a
 //! note was forgotten or a workspace moved, or when more than an eighth of
-//! the copy changed. Only processes that ask ([`keep_vectors`]) keep one:
-//! a one-shot command searches once, and loading the copy costs more than
-//! the one search.
+//! the copy changed; a forget in this process drops it at once. Only
+//! processes that ask ([`keep_vectors`]) keep one: a one-shot command
+//! searches once, and loading the copy costs more than the one search.
 
 use std::collections::HashSet;
 use std::path::PathBuf;
