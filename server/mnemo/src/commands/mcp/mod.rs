@@ -131,12 +131,22 @@ impl ServerHandler for MemoryServer {
 }
 
 pub fn run(ctx: Context) -> anyhow::Result<ExitCode> {
-    drop(ctx.open()?);
+    let store = ctx.open()?;
     // The mirror is rendered after each write when enabled: only what changed is read.
     mnemo_store::render_cache::keep_renders();
-    // Agents recall again and again: vectors are searched in memory.
+    // Agents recall again and again: vectors are searched in memory, read
+    // beside the server as it starts, so the first recall does not wait.
     mnemo_store::vector_cache::keep_vectors();
     let semantic = Semantic::load(&ctx);
+    if semantic.ranking(&store).0 == mnemo_core::recall::RankingMode::Hybrid {
+        std::thread::spawn(move || {
+            if let Err(e) = store.warm_vectors() {
+                eprintln!("warning: could not read the vectors ahead of the first recall: {e}");
+            }
+        });
+    } else {
+        drop(store);
+    }
     let server = MemoryServer {
         state: Arc::new(Mutex::new(State { ctx, semantic })),
         tool_router: MemoryServer::tool_router(),
