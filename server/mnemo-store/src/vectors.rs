@@ -55,7 +55,7 @@ pub struct UnembeddedNote {
     pub body: String,
 }
 
-fn to_blob(vector: &[f32]) -> Vec<u8> {
+pub(crate) fn to_blob(vector: &[f32]) -> Vec<u8> {
     vector.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
@@ -132,22 +132,12 @@ impl Store {
              ORDER BY knn.distance, c.note_id"
         );
         let mut stmt = self.conn.prepare_cached(&sql)?;
-        let mut best: Vec<(NoteId, f32)> = Vec::new();
         let read = |r: &rusqlite::Row<'_>| Ok((r.get::<_, NoteId>(0)?, r.get::<_, f32>(1)?));
         let rows: Vec<(NoteId, f32)> = match workspace {
             Some(w) => stmt.query_map(params![blob, chunks, w], read)?.collect::<Result<_, _>>()?,
             None => stmt.query_map(params![blob, chunks], read)?.collect::<Result<_, _>>()?,
         };
-        for row in rows {
-            let (id, distance) = row;
-            if !best.iter().any(|(seen, _)| *seen == id) {
-                best.push((id, distance));
-            }
-            if best.len() == k {
-                break;
-            }
-        }
-        Ok(best)
+        Ok(best_notes(rows, k))
     }
 }
 
@@ -174,6 +164,23 @@ impl Store {
 /// Chunks fetched per wanted note, so that notes with many close chunks do
 /// not crowd the others out of the pool.
 const CHUNKS_PER_NOTE: usize = 4;
+
+/// The notes of `chunks` (nearest first: note, distance), each once at its
+/// nearest chunk's distance, at most `k` — what a search of the
+/// `k × CHUNKS_PER_NOTE` nearest chunks answers, through sqlite-vec or from
+/// a kept copy (`vector_cache`).
+pub(crate) fn best_notes(chunks: impl IntoIterator<Item = (NoteId, f32)>, k: usize) -> Vec<(NoteId, f32)> {
+    let mut best: Vec<(NoteId, f32)> = Vec::with_capacity(k);
+    for (id, distance) in chunks {
+        if best.len() == k {
+            break;
+        }
+        if !best.iter().any(|(seen, _)| *seen == id) {
+            best.push((id, distance));
+        }
+    }
+    best
+}
 
 impl Writer<'_> {
     /// Store the embedding of note `id` (its chunk vectors and token signs),

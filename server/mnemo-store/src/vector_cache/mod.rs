@@ -276,13 +276,11 @@ fn load_from_blocks(store: &Store, kept: &mut Kept) -> Result<bool, StoreError> 
         return Ok(false);
     }
     let mut through_vec0 = store.conn.prepare("SELECT embedding FROM note_vectors WHERE rowid = ?1")?;
-    let step = (kept.chunks.len() / 16).max(1);
+    let (dims, step) = (kept.dims(), (kept.chunks.len() / 16).max(1));
     for at in (0..kept.chunks.len()).step_by(step) {
-        let rowid = kept.chunks[at].rowid;
-        let stored: Vec<u8> = through_vec0.query_row([rowid], |r| r.get(0))?;
-        let mut copy = kept.clone_marks();
-        copy.add(rowid, kept.chunks[at].note, "", &stored);
-        if copy.codes[..] != kept.codes[at * kept.dims()..(at + 1) * kept.dims()] {
+        let stored: Vec<u8> = through_vec0.query_row([kept.chunks[at].rowid], |r| r.get(0))?;
+        let (codes, _) = quantise(&floats(&stored).collect::<Vec<_>>(), 127.0);
+        if !codes.iter().map(|&c| c as i8).eq(kept.codes[at * dims..(at + 1) * dims].iter().copied()) {
             return Ok(false);
         }
     }
@@ -436,7 +434,7 @@ impl Kept {
             scored.select_nth_unstable_by(first - 1, by_score);
         }
         scored[..first].sort_unstable_by(by_score);
-        let blob: Vec<u8> = query.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let blob = crate::vectors::to_blob(query);
         let mut through_vec0 = store
             .conn
             .prepare_cached("SELECT vec_distance_cosine(embedding, ?1) FROM note_vectors WHERE rowid = ?2")?;
@@ -473,16 +471,7 @@ impl Kept {
         }
         found.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         found.truncate(wanted_chunks);
-        let mut best: Vec<(NoteId, f32)> = Vec::with_capacity(k);
-        for (distance, id) in found {
-            if !best.iter().any(|(seen, _)| *seen == id) {
-                best.push((id, distance));
-            }
-            if best.len() == k {
-                break;
-            }
-        }
-        Ok(best)
+        Ok(crate::vectors::best_notes(found.into_iter().map(|(distance, id)| (id, distance)), k))
     }
 }
 
