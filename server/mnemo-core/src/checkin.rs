@@ -8,7 +8,9 @@
 //! meanwhile; an entry both sides changed is a conflict and is not applied.
 //! The store applies the changes through the one write path.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+
+use foldhash::HashMap;
 
 use crate::memory_md::parse::UNEXPECTED_TEXT;
 use crate::memory_md::{AnchorLink, Diagnostic, Entry, ParsedCheckout, Severity, StateMarker};
@@ -121,6 +123,13 @@ pub fn version_text(entry: &Entry) -> String {
     if body.is_empty() { format!("«{}»", summary(entry)) } else { format!("«{} — {body}»", summary(entry)) }
 }
 
+/// The entries that carry an id, by id.
+fn by_id(entries: &[Entry]) -> HashMap<NoteId, &Entry> {
+    let mut by_id = HashMap::with_capacity_and_hasher(entries.len(), Default::default());
+    by_id.extend(entries.iter().filter_map(|e| Some((e.id?, e))));
+    by_id
+}
+
 /// The live note at the end of `entry`'s supersession chain in `current`.
 fn successor_of(entry: &Entry, current: &HashMap<NoteId, &Entry>) -> Option<Entry> {
     let mut at = entry;
@@ -224,9 +233,9 @@ pub fn plan_checkin(
         plan.diagnostics.push(diagnostic(0, Severity::Error, "nothing was checked in: without the checkout header the edit has no base; restore line 1 from a fresh checkout".into()));
         return plan;
     }
-    let base_by_id: HashMap<NoteId, &Entry> = base.iter().filter_map(|e| Some((e.id?, e))).collect();
-    let current_by_id: HashMap<NoteId, &Entry> = current.iter().filter_map(|e| Some((e.id?, e))).collect();
-    let mut seen: HashSet<NoteId> = HashSet::new();
+    let base_by_id = by_id(base);
+    let current_by_id = by_id(current);
+    let mut seen: foldhash::HashSet<NoteId> = foldhash::HashSet::default();
     // A problem inside an entry, or between it and the next one, may mean
     // its text was cut or swallowed: leave the entry alone until it is fixed.
     let troubled = troubled_entries(edited);
@@ -350,7 +359,7 @@ pub fn plan_checkin(
 /// between them and the next entry: each is looked up among the problems
 /// sorted by line, so a checkout with thousands of each costs no more than
 /// reading them.
-fn troubled_entries(edited: &ParsedCheckout) -> HashSet<usize> {
+fn troubled_entries(edited: &ParsedCheckout) -> foldhash::HashSet<usize> {
     let mut serious: Vec<(usize, bool)> = edited
         .diagnostics
         .iter()
@@ -358,7 +367,7 @@ fn troubled_entries(edited: &ParsedCheckout) -> HashSet<usize> {
         .map(|d| (d.line, d.message == UNEXPECTED_TEXT))
         .collect();
     serious.sort_unstable();
-    let mut troubled = HashSet::new();
+    let mut troubled = foldhash::HashSet::default();
     for (index, parsed) in edited.entries.iter().enumerate() {
         let next = edited.entries.get(index + 1).map_or(usize::MAX, |e| e.first_line);
         let after_first = serious.partition_point(|&(line, _)| line <= parsed.first_line);
@@ -389,9 +398,9 @@ pub struct Consulted {
 
 /// What [`plan_checkin`] will look up in the store's entries (see [`Consulted`]).
 pub fn consulted(base: &[Entry], edited: &ParsedCheckout, resolutions: &Resolutions) -> Consulted {
-    let base_by_id: HashMap<NoteId, &Entry> = base.iter().filter_map(|e| Some((e.id?, e))).collect();
+    let base_by_id = by_id(base);
     let mut consulted = Consulted::default();
-    let mut in_edit: HashSet<NoteId> = HashSet::new();
+    let mut in_edit: foldhash::HashSet<NoteId> = foldhash::HashSet::default();
     for parsed in &edited.entries {
         let entry = &parsed.entry;
         let Some(id) = entry.id else {

@@ -12,6 +12,7 @@
 
 use std::sync::OnceLock;
 
+use aho_corasick::AhoCorasick;
 use regex::Regex;
 use serde::Deserialize;
 
@@ -122,6 +123,11 @@ impl Allowlist {
 struct Detector {
     global: Allowlist,
     rules: Vec<Rule>,
+    /// Every rule's keywords in one automaton, so a text is read once to
+    /// learn which rules may match (not once per keyword).
+    keywords: AhoCorasick,
+    /// The rule each of `keywords`' patterns belongs to.
+    keyword_rule: Vec<usize>,
 }
 
 fn detector() -> &'static Detector {
@@ -143,8 +149,14 @@ fn detector() -> &'static Detector {
                     allowlists: r.allowlists.into_iter().map(Allowlist::from).collect(),
                 })
             })
-            .collect();
-        Detector { global: Allowlist::from(set.allowlist.unwrap_or_default()), rules }
+            .collect::<Vec<Rule>>();
+        let (patterns, keyword_rule): (Vec<&str>, Vec<usize>) = rules
+            .iter()
+            .enumerate()
+            .flat_map(|(index, rule)| rule.keywords.iter().map(move |k| (k.as_str(), index)))
+            .unzip();
+        let keywords = AhoCorasick::new(patterns).expect("the built-in keywords make an automaton");
+        Detector { global: Allowlist::from(set.allowlist.unwrap_or_default()), rules, keywords, keyword_rule }
     })
 }
 
@@ -166,11 +178,13 @@ fn entropy(text: &str) -> f64 {
 pub fn find_secrets(text: &str) -> Vec<SecretFinding> {
     let detector = detector();
     let lowered = text.to_lowercase();
+    // A rule with keywords runs only when one of them occurs.
+    let mut runs: Vec<bool> = detector.rules.iter().map(|rule| rule.keywords.is_empty()).collect();
+    for hit in detector.keywords.find_overlapping_iter(&lowered) {
+        runs[detector.keyword_rule[hit.pattern().as_usize()]] = true;
+    }
     let mut found = Vec::new();
-    for rule in &detector.rules {
-        if !rule.keywords.is_empty() && !rule.keywords.iter().any(|k| lowered.contains(k.as_str())) {
-            continue;
-        }
+    for rule in detector.rules.iter().zip(&runs).filter(|(_, runs)| **runs).map(|(rule, _)| rule) {
         let Some(regex) = rule.regex.get_or_init(|| Regex::new(&rule.source).ok()) else { continue };
         for captures in regex.captures_iter(text) {
             let whole = captures.get(0).expect("group 0 is the match");

@@ -6,8 +6,10 @@
 //! diagnostic, the worst case for matching problems to entries); then what
 //! the kept checkout bases weigh after 40 checkouts with a note written
 //! between each (a language server hands one out at every epoch). Median of
-//! three fresh stores per row; run with `cargo bench -p mnemo-store --bench checkin`
-//! (pass a corpus size to override 10000).
+//! seven runs per row, each on a fresh copy of one imported store (opened
+//! anew, as a one-shot command or a language server's request opens it);
+//! run with `cargo bench -p mnemo-store --bench checkin` (pass a corpus
+//! size to override 10000).
 
 use std::time::{Duration, Instant};
 
@@ -58,6 +60,9 @@ fn with_stray_lines(text: &str, every: usize) -> (String, usize) {
     (out, strays)
 }
 
+/// Runs per row (each on a fresh copy of one imported store); the median is shown.
+const RUNS: usize = 7;
+
 fn median(mut times: Vec<Duration>) -> Duration {
     times.sort();
     times[times.len() / 2]
@@ -67,6 +72,19 @@ fn main() {
     let size: usize = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(10_000);
     let text = corpus(size);
     let workspace = Workspace::named("bench");
+    // One import, copied for every run: each run starts from the same file.
+    let template = tempfile::tempdir().unwrap();
+    {
+        let mut store = Store::open(&template.path().join("memory.db")).unwrap();
+        import(&mut store, text.as_bytes(), Actor::Agent, Timestamp(1_800_000_000)).unwrap();
+        store.checkpoint().unwrap();
+    }
+    let fresh_store = || {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::copy(template.path().join("memory.db"), dir.path().join("memory.db")).unwrap();
+        let store = Store::open(&dir.path().join("memory.db")).unwrap();
+        (dir, store)
+    };
     // A one-shot command first (`mnemo checkin`), then a process that keeps
     // its renderings (the language server, which rendered the checkout it
     // handed out): the flag holds for the rest of the process.
@@ -77,10 +95,8 @@ fn main() {
         }
         for (row, changed) in [1, 100, 1_000].into_iter().enumerate() {
             let (mut previews, mut checkins, mut events) = (Vec::new(), Vec::new(), 0);
-            for _ in 0..3 {
-                let dir = tempfile::tempdir().unwrap();
-                let mut store = Store::open(&dir.path().join("memory.db")).unwrap();
-                import(&mut store, text.as_bytes(), Actor::Agent, Timestamp(1_800_000_000)).unwrap();
+            for _ in 0..RUNS {
+                let (_dir, mut store) = fresh_store();
                 let checkout = store.checkout(&workspace).unwrap();
                 let edited = edit(&checkout.text, changed);
                 let started = Instant::now();
@@ -115,13 +131,11 @@ fn main() {
             println!("|---:|---:|---:|---:|---:|---:|");
         }
     }
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("memory.db")).unwrap();
-    import(&mut store, text.as_bytes(), Actor::Agent, Timestamp(1_800_000_000)).unwrap();
+    let (dir, mut store) = fresh_store();
     let checkout = store.checkout(&workspace).unwrap();
     let (strayed, strays) = with_stray_lines(&checkout.text, 20);
     let mut previews = Vec::new();
-    for _ in 0..3 {
+    for _ in 0..RUNS {
         let started = Instant::now();
         let plan = store.preview_checkin(&workspace, &strayed).unwrap();
         previews.push(started.elapsed());

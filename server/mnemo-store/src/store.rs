@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior};
 
 use crate::error::StoreError;
@@ -96,6 +97,12 @@ impl Store {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let mut conn = Connection::open_with_flags(path, flags).map_err(classify)?;
         conn.busy_handler(Some(crate::busy::retry_soon)).map_err(classify)?;
+        // A statement's plan is fixed when it is prepared. Without this,
+        // SQLite marks some parameters (`note_id = ?1 ORDER BY position`
+        // on anchors, say) as able to change the plan, and rusqlite's cache
+        // clears the bindings of each statement it takes back, which expires
+        // it: every use parsed and planned it again (a quarter of a check-in).
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true).map_err(classify)?;
         let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)).map_err(classify)?;
         if !mode.eq_ignore_ascii_case("wal") {
             return Err(StoreError::CannotOpen {
@@ -226,5 +233,28 @@ fn create_private(path: &Path) -> std::io::Result<()> {
         Ok(_) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
         Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::StatementStatus;
+
+    use super::Store;
+
+    /// A cached statement is planned once: using it again with other
+    /// parameters must not parse and plan it anew (each check-in and each
+    /// event's chain link read anchors this way, once per note).
+    #[test]
+    fn cached_statements_are_not_prepared_again_for_new_parameters() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("memory.db")).unwrap();
+        let sql = "SELECT position, path, start_line, end_line, content_sha256 FROM anchors WHERE note_id = ?1 ORDER BY position";
+        for id in 1..=3_i64 {
+            let mut statement = store.conn.prepare_cached(sql).unwrap();
+            let rows: Vec<i64> = statement.query_map([id], |r| r.get(0)).unwrap().collect::<Result<_, _>>().unwrap();
+            assert!(rows.is_empty());
+            assert_eq!(statement.get_status(StatementStatus::RePrepare), 0, "prepared again for note {id}");
+        }
     }
 }

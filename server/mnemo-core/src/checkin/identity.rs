@@ -11,7 +11,7 @@
 //! taken as deleted. An entry with an unknown or duplicated id protects a
 //! vanished note of the same date and section it probably was.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashSet};
 
 use crate::memory_md::{Entry, ParsedEntry};
 use crate::model::{NoteId, normalize_body, normalize_title};
@@ -40,10 +40,31 @@ fn looks_like(entry: &Entry, base: &Entry) -> bool {
 /// The identity of every entry of `edited` that carries an id, against `base`.
 /// `skip` holds entries judged elsewhere (cut or swallowed text).
 pub(super) fn identities(base: &[Entry], edited: &[ParsedEntry], skip: &HashSet<usize>) -> Identities {
-    let by_id: HashMap<NoteId, &Entry> = base.iter().filter_map(|e| Some((e.id?, e))).collect();
+    let mut by_id: HashMap<NoteId, &Entry> = HashMap::with_capacity_and_hasher(base.len(), Default::default());
+    by_id.extend(base.iter().filter_map(|e| Some((e.id?, e))));
+    // Whether each entry still looks like its id's note in the base.
+    let own: Vec<bool> = edited
+        .iter()
+        .map(|p| p.entry.id.and_then(|id| by_id.get(&id)).is_some_and(|b| looks_like(&p.entry, b)))
+        .collect();
+    let mut count: HashMap<NoteId, usize> = HashMap::with_capacity_and_hasher(edited.len(), Default::default());
+    for parsed in edited {
+        if let Some(id) = parsed.entry.id {
+            *count.entry(id).or_default() += 1;
+        }
+    }
+    let strange = |index: usize, parsed: &ParsedEntry| {
+        let Some(id) = parsed.entry.id else { return false };
+        let unknown_or_repeated = !by_id.contains_key(&id) || count.get(&id).is_some_and(|n| *n > 1);
+        !skip.contains(&index) && (!own[index] || unknown_or_repeated)
+    };
+    // Most edits keep every id its own: then nothing below is searched for.
+    if !edited.iter().enumerate().any(|(index, parsed)| strange(index, parsed)) {
+        return Identities::default();
+    }
     // Every search below wants the same creation date first: the base notes
     // of each date, in base order, so a search reads one day's notes.
-    let mut by_date: HashMap<&Option<String>, Vec<(NoteId, &Entry)>> = HashMap::new();
+    let mut by_date: HashMap<&Option<String>, Vec<(NoteId, &Entry)>> = HashMap::default();
     for b in base {
         if let Some(id) = b.id {
             by_date.entry(&b.created).or_default().push((id, b));
@@ -51,16 +72,13 @@ pub(super) fn identities(base: &[Entry], edited: &[ParsedEntry], skip: &HashSet<
     }
     let same_day = |entry: &Entry| by_date.get(&entry.created).map_or(&[][..], Vec::as_slice).to_vec().into_iter();
     // A base note is recognised when an entry with its id still looks like it.
-    let recognised: HashSet<NoteId> = edited
-        .iter()
-        .filter_map(|p| p.entry.id.filter(|id| by_id.get(id).is_some_and(|b| looks_like(&p.entry, b))))
-        .collect();
+    let recognised: HashSet<NoteId> =
+        edited.iter().zip(&own).filter(|(_, own)| **own).filter_map(|(p, _)| p.entry.id).collect();
     let mut found = Identities::default();
     for (index, parsed) in edited.iter().enumerate() {
         let entry = &parsed.entry;
         let Some(id) = entry.id else { continue };
-        let own = by_id.get(&id).copied();
-        if skip.contains(&index) || own.is_some_and(|own| looks_like(entry, own)) {
+        if skip.contains(&index) || own[index] {
             continue;
         }
         // A note whose own entry is gone and which this entry looks like
@@ -96,9 +114,10 @@ pub(super) fn identities(base: &[Entry], edited: &[ParsedEntry], skip: &HashSet<
             );
         }
     }
-    // Unknown or duplicated ids: the vanished note of the same date and section they sit in.
+    // Unknown or duplicated ids: the vanished note of the same date and
+    // section they sit in (counted without the entries refused above).
     let in_edit: HashSet<NoteId> = edited.iter().filter_map(|p| p.entry.id).collect();
-    let mut count: HashMap<NoteId, usize> = HashMap::new();
+    let mut count: HashMap<NoteId, usize> = HashMap::default();
     for (index, parsed) in edited.iter().enumerate() {
         if let Some(id) = parsed.entry.id
             && !found.refused.contains_key(&index)

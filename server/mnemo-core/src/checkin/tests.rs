@@ -604,7 +604,7 @@ fn only_consulted(base: &[Entry], edited: &ParsedCheckout, current: &[Entry]) ->
     if wanted.created_since_checkout {
         ids.extend(by_id.keys().filter(|id| !in_base.contains(id)));
     }
-    let mut kept: HashMap<NoteId, Entry> = HashMap::new();
+    let mut kept: HashMap<NoteId, Entry> = HashMap::default();
     while let Some(id) = ids.pop() {
         let Some(entry) = by_id.get(&id) else { continue };
         if kept.insert(id, (*entry).clone()).is_none()

@@ -15,7 +15,7 @@
 //! open an entry or a section, which a rendering holds once each; other
 //! lines only continue a run, so encoding hashes one line in five.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 /// The lines of `text`, each with its own `\n` (the last may lack one).
 fn lines(text: &str) -> Vec<&str> {
@@ -46,9 +46,13 @@ fn key_line(key: &str) -> String {
 /// `text` as operations on `key`'s lines.
 pub fn encode(key: &str, text: &str) -> Vec<u8> {
     let key_lines = lines(key);
-    let mut positions: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (at, line) in key_lines.iter().enumerate().filter(|(_, line)| is_landmark(line)) {
-        positions.entry(line).or_default().push(at);
+    // Where each landmark first stands in the key, and for each landmark
+    // line where the same line stands next (a landmark is nearly always
+    // unique, so a chain is one long).
+    let mut first: HashMap<&str, usize> = HashMap::with_capacity_and_hasher(key_lines.len() / 2, Default::default());
+    let mut then = vec![usize::MAX; key_lines.len()];
+    for (at, line) in key_lines.iter().enumerate().rev().filter(|(_, line)| is_landmark(line)) {
+        then[at] = first.insert(line, at).unwrap_or(usize::MAX);
     }
     let mut out = key_line(key).into_bytes();
     let mut copy: Option<(usize, usize)> = None;
@@ -65,7 +69,7 @@ pub fn encode(key: &str, text: &str) -> Vec<u8> {
             insert.clear();
         }
     };
-    for line in lines(text) {
+    for line in text.split_inclusive('\n') {
         // The run goes on when the key's next line is this one.
         if let Some((start, count)) = copy.as_mut()
             && key_lines.get(*start + *count) == Some(&line)
@@ -74,11 +78,14 @@ pub fn encode(key: &str, text: &str) -> Vec<u8> {
             continue;
         }
         let next = copy.map_or(0, |(start, count)| start + count);
-        let landmark = if is_landmark(line) { positions.get(line) } else { None };
-        let found = landmark.map(|at| {
+        let landmark = if is_landmark(line) { first.get(line).copied() } else { None };
+        let found = landmark.map(|first| {
             // The first occurrence at or after where the last run ended keeps runs in order.
-            let later = at.partition_point(|&p| p < next);
-            at.get(later).copied().unwrap_or(at[0])
+            let mut at = first;
+            while at < next && then[at] != usize::MAX {
+                at = then[at];
+            }
+            if at >= next { at } else { first }
         });
         match found {
             Some(at) => {

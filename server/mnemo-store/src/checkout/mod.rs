@@ -234,11 +234,12 @@ impl Store {
         for change in &outcome.plan.changes {
             let (line, anchors) = match change {
                 Change::Create { line, content } => (*line, anchors_of(workspace.root.as_deref(), content, &[])),
-                Change::Supersede { line, content, id } => {
+                Change::Supersede { line, content, id } if !content.anchors.is_empty() => {
                     let scope = Scope::Workspace(workspace.id.clone());
                     let old = self.note(&scope, *id).map(|v| v.note.content.anchors).unwrap_or_default();
                     (*line, anchors_of(workspace.root.as_deref(), content, &old))
                 }
+                Change::Supersede { line, .. } => (*line, Ok(Vec::new())),
                 Change::Revoke { line, .. }
                 | Change::FlagStale { line, .. }
                 | Change::Reinstate { line, .. }
