@@ -8,13 +8,13 @@
 //! the match; its Shannon entropy must exceed the rule's `entropy`; the
 //! global and the rule's allowlists (regexes on the secret, the match or the
 //! line; stopwords in the secret; OR or AND) let a finding go. Path and
-//! commit conditions do not apply to a note. Regexes compile on first use.
+//! commit conditions do not apply to a note. Regexes compile on first use;
+//! the rule set itself is Rust data, written from the TOML by `build.rs`.
 
 use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
 use regex::Regex;
-use serde::Deserialize;
 
 /// A secret found in a text: which rule, on which line (1-based).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,45 +24,30 @@ pub struct SecretFinding {
     pub line: usize,
 }
 
-#[derive(Deserialize)]
-struct RuleSet {
-    allowlist: Option<AllowlistData>,
-    rules: Vec<RuleData>,
-}
-
-#[derive(Deserialize)]
-struct RuleData {
-    id: String,
-    description: String,
-    regex: Option<String>,
-    #[serde(default)]
-    keywords: Vec<String>,
+/// A rule as `build.rs` writes it from `secrets/gitleaks.toml` (keywords
+/// and stopwords already lowercased).
+struct StaticRule {
+    id: &'static str,
+    description: &'static str,
+    regex: &'static str,
+    keywords: &'static [&'static str],
     entropy: Option<f64>,
-    #[serde(rename = "secretGroup")]
     secret_group: Option<usize>,
-    #[serde(default)]
-    allowlists: Vec<AllowlistData>,
+    allowlists: &'static [StaticAllowlist],
 }
 
-#[derive(Deserialize, Default)]
-struct AllowlistData {
-    #[serde(default)]
-    regexes: Vec<String>,
-    #[serde(default)]
-    stopwords: Vec<String>,
-    #[serde(rename = "regexTarget")]
-    regex_target: Option<String>,
-    condition: Option<String>,
+struct StaticAllowlist {
+    regexes: &'static [&'static str],
+    stopwords: &'static [&'static str],
+    regex_target: Option<&'static str>,
+    condition: Option<&'static str>,
 }
+
+include!(concat!(env!("OUT_DIR"), "/gitleaks.rs"));
 
 struct Rule {
-    id: String,
-    description: String,
-    source: String,
+    rule: &'static StaticRule,
     regex: OnceLock<Option<Regex>>,
-    keywords: Vec<String>,
-    entropy: Option<f64>,
-    secret_group: Option<usize>,
     allowlists: Vec<Allowlist>,
 }
 
@@ -74,16 +59,16 @@ enum Target {
 }
 
 struct Allowlist {
-    regexes: Vec<String>,
+    regexes: &'static [&'static str],
     compiled: OnceLock<Vec<Regex>>,
-    stopwords: Vec<String>,
+    stopwords: &'static [&'static str],
     target: Target,
     all: bool,
 }
 
 impl Allowlist {
-    fn from(data: AllowlistData) -> Allowlist {
-        let target = match data.regex_target.as_deref() {
+    fn from(data: &'static StaticAllowlist) -> Allowlist {
+        let target = match data.regex_target {
             Some("match") => Target::Match,
             Some("line") => Target::Line,
             _ => Target::Secret,
@@ -91,7 +76,7 @@ impl Allowlist {
         Allowlist {
             regexes: data.regexes,
             compiled: OnceLock::new(),
-            stopwords: data.stopwords.into_iter().map(|w| w.to_lowercase()).collect(),
+            stopwords: data.stopwords,
             target,
             all: data.condition.is_some_and(|c| c.eq_ignore_ascii_case("and")),
         }
@@ -111,7 +96,7 @@ impl Allowlist {
             checks.push(!target.is_empty() && regexes.iter().any(|r| r.is_match(target)));
         }
         if !self.stopwords.is_empty() {
-            checks.push(self.stopwords.iter().any(|w| lowered.contains(w.as_str())));
+            checks.push(self.stopwords.iter().any(|w| lowered.contains(w)));
         }
         match self.all {
             true => !checks.is_empty() && checks.iter().all(|c| *c),
@@ -133,30 +118,18 @@ struct Detector {
 fn detector() -> &'static Detector {
     static DETECTOR: OnceLock<Detector> = OnceLock::new();
     DETECTOR.get_or_init(|| {
-        let set: RuleSet = toml::from_str(include_str!("secrets/gitleaks.toml")).expect("the built-in rule set parses");
-        let rules = set
-            .rules
-            .into_iter()
-            .filter_map(|r| {
-                Some(Rule {
-                    source: r.regex?,
-                    id: r.id,
-                    description: r.description,
-                    regex: OnceLock::new(),
-                    keywords: r.keywords.into_iter().map(|k| k.to_lowercase()).collect(),
-                    entropy: r.entropy,
-                    secret_group: r.secret_group,
-                    allowlists: r.allowlists.into_iter().map(Allowlist::from).collect(),
-                })
-            })
-            .collect::<Vec<Rule>>();
-        let (patterns, keyword_rule): (Vec<&str>, Vec<usize>) = rules
+        let rules: Vec<Rule> = RULES
             .iter()
-            .enumerate()
-            .flat_map(|(index, rule)| rule.keywords.iter().map(move |k| (k.as_str(), index)))
-            .unzip();
+            .map(|rule| Rule {
+                rule,
+                regex: OnceLock::new(),
+                allowlists: rule.allowlists.iter().map(Allowlist::from).collect(),
+            })
+            .collect();
+        let (patterns, keyword_rule): (Vec<&str>, Vec<usize>) =
+            RULES.iter().enumerate().flat_map(|(index, rule)| rule.keywords.iter().map(move |k| (*k, index))).unzip();
         let keywords = AhoCorasick::new(patterns).expect("the built-in keywords make an automaton");
-        Detector { global: Allowlist::from(set.allowlist.unwrap_or_default()), rules, keywords, keyword_rule }
+        Detector { global: Allowlist::from(&GLOBAL_ALLOWLIST), rules, keywords, keyword_rule }
     })
 }
 
@@ -179,16 +152,16 @@ pub fn find_secrets(text: &str) -> Vec<SecretFinding> {
     let detector = detector();
     let lowered = text.to_lowercase();
     // A rule with keywords runs only when one of them occurs.
-    let mut runs: Vec<bool> = detector.rules.iter().map(|rule| rule.keywords.is_empty()).collect();
+    let mut runs: Vec<bool> = detector.rules.iter().map(|rule| rule.rule.keywords.is_empty()).collect();
     for hit in detector.keywords.find_overlapping_iter(&lowered) {
         runs[detector.keyword_rule[hit.pattern().as_usize()]] = true;
     }
     let mut found = Vec::new();
     for rule in detector.rules.iter().zip(&runs).filter(|(_, runs)| **runs).map(|(rule, _)| rule) {
-        let Some(regex) = rule.regex.get_or_init(|| Regex::new(&rule.source).ok()) else { continue };
+        let Some(regex) = rule.regex.get_or_init(|| Regex::new(rule.rule.regex).ok()) else { continue };
         for captures in regex.captures_iter(text) {
             let whole = captures.get(0).expect("group 0 is the match");
-            let secret = match rule.secret_group {
+            let secret = match rule.rule.secret_group {
                 Some(group) if group > 0 => captures.get(group).map_or("", |m| m.as_str()),
                 _ => captures
                     .iter()
@@ -198,7 +171,7 @@ pub fn find_secrets(text: &str) -> Vec<SecretFinding> {
                     .find(|s| !s.is_empty())
                     .unwrap_or(whole.as_str()),
             };
-            if rule.entropy.is_some_and(|least| entropy(secret) <= least) {
+            if rule.rule.entropy.is_some_and(|least| entropy(secret) <= least) {
                 continue;
             }
             let line_start = text[..whole.start()].rfind('\n').map_or(0, |at| at + 1);
@@ -210,8 +183,8 @@ pub fn find_secrets(text: &str) -> Vec<SecretFinding> {
                 continue;
             }
             found.push(SecretFinding {
-                rule: rule.id.clone(),
-                description: rule.description.clone(),
+                rule: rule.rule.id.to_string(),
+                description: rule.rule.description.to_string(),
                 line: text[..whole.start()].matches('\n').count() + 1,
             });
         }
