@@ -38,6 +38,7 @@ mod vectors;
 mod verify;
 pub mod workspace;
 mod write;
+mod write_turn;
 
 pub use error::StoreError;
 pub use lexical::match_expression;

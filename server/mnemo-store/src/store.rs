@@ -180,11 +180,13 @@ impl Store {
             return crate::postgres::blocking(|| self.write_shared(f));
         }
         let path = self.path.clone();
+        let turn = crate::write_turn::take(&path)?;
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| classify(e, &path))?;
         let mut writer = Writer::new(tx, self.person.clone());
         let value = f(&mut writer).map_err(|e| reclassify(e, &path))?;
         let purged = writer.purged;
         let epoch = writer.finish().map_err(|e| reclassify(e, &path))?;
+        drop(turn);
         if purged {
             // No copy of a forgotten note's vectors stays in this process.
             crate::vector_cache::drop_kept(&path);

@@ -861,3 +861,44 @@ fn a_lost_connection_to_the_database_is_made_again() {
     assert_eq!(id, 2, "a write connects again");
     assert_eq!(f.store.lexical_matches("cut", 5, &ws("w")).unwrap().len(), 1);
 }
+
+#[test]
+fn writers_take_turns_on_a_file_beside_the_store_and_wait_in_the_kernel() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::sync::mpsc;
+    use std::time::Duration;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("memory.db");
+    let (mut first, mut second) = (Store::open(&path).unwrap(), Store::open(&path).unwrap());
+    let turns = dir.path().join("memory.db-writers");
+    let (inside, entered) = mpsc::channel();
+    let (go, release) = mpsc::channel::<()>();
+    let holder = std::thread::spawn(move || {
+        first
+            .write(|w| {
+                let id = w.create("w", note(Kind::Finding, "first"), Actor::Agent, Timestamp(1))?;
+                inside.send(()).unwrap();
+                release.recv().unwrap();
+                Ok(id)
+            })
+            .unwrap()
+    });
+    entered.recv().unwrap();
+    // The turn is held for the whole write: no one else can take it.
+    let probe = std::fs::OpenOptions::new().read(true).write(true).open(&turns).unwrap();
+    assert!(matches!(probe.try_lock(), Err(std::fs::TryLockError::WouldBlock)), "the writer holds its turn");
+    assert_eq!(std::fs::metadata(&turns).unwrap().permissions().mode() & 0o777, 0o600);
+    let (done, finished) = mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let id = second.write(|w| w.create("w", note(Kind::Finding, "second"), Actor::Agent, Timestamp(2))).unwrap();
+        done.send(()).unwrap();
+        id
+    });
+    assert!(finished.recv_timeout(Duration::from_millis(300)).is_err(), "the second writer waits its turn");
+    go.send(()).unwrap();
+    let (a, b) = (holder.join().unwrap(), waiter.join().unwrap());
+    assert!(b > a, "the second note is written after the first: #{a} then #{b}");
+    probe.try_lock().expect("every turn is given back after its write");
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.stats(&Scope::All).unwrap().notes, 2);
+}
