@@ -77,6 +77,8 @@ pub fn run_stdio(config: ServerConfig) -> std::io::Result<()> {
     mnemo_store::render_cache::keep_renders();
     // Workspace symbols run a recall per keystroke: vectors are searched in memory.
     mnemo_store::vector_cache::keep_vectors();
+    // Every request opens the store: on a connection kept from an earlier one.
+    mnemo_store::kept_connections::keep_connections();
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(server::serve(tokio::io::stdin(), tokio::io::stdout(), config));
     Ok(())

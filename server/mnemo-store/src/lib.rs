@@ -19,6 +19,7 @@ mod error;
 mod hex;
 pub mod import_jsonl;
 pub mod import_vectr;
+pub mod kept_connections;
 pub mod ledger;
 mod lexical;
 pub mod mirror;

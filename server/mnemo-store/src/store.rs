@@ -3,6 +3,7 @@
 //! write at once, migrated to the current schema. Also the entry to the one
 //! write path, [`Store::write`].
 
+use std::mem::ManuallyDrop;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -10,6 +11,7 @@ use rusqlite::config::DbConfig;
 use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior};
 
 use crate::error::StoreError;
+use crate::kept_connections;
 use crate::person::Person;
 use crate::schema;
 use crate::write::Writer;
@@ -21,8 +23,12 @@ type CommitListener = Box<dyn FnMut(i64) + Send>;
 
 /// An open store. Reads take `&self`; writes go through [`Store::write`].
 pub struct Store {
-    pub(crate) conn: Connection,
+    /// Taken once, when the store is dropped (`kept_connections`).
+    pub(crate) conn: ManuallyDrop<Connection>,
     path: PathBuf,
+    /// The file the connection was opened on (`None` for a replica, whose
+    /// connection is never kept).
+    file: Option<kept_connections::FileIdentity>,
     pub(crate) listeners: Vec<CommitListener>,
     /// Who this process writes as: recorded with every event it appends.
     pub(crate) person: Option<Person>,
@@ -70,6 +76,9 @@ impl Store {
             }
             Err(e) => return Err(cannot(e.to_string())),
         }
+        if let Some(store) = Store::reopen_kept(path) {
+            return Ok(store);
+        }
         let started = Instant::now();
         loop {
             match Store::try_open(path) {
@@ -89,6 +98,25 @@ impl Store {
         let (busy, _, _): (i64, i64, i64) =
             self.conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
         Ok(busy == 0)
+    }
+
+    /// A store on a kept connection to `path` (`kept_connections`), checked
+    /// as every open checks the schema; `None` when there is none, or it fails.
+    fn reopen_kept(path: &Path) -> Option<Store> {
+        let (mut conn, file) = kept_connections::take(path)?;
+        schema::migrate(&mut conn, path).ok()?;
+        Some(Store::on(conn, path, Some(file)))
+    }
+
+    fn on(conn: Connection, path: &Path, file: Option<kept_connections::FileIdentity>) -> Store {
+        Store {
+            conn: ManuallyDrop::new(conn),
+            path: path.to_path_buf(),
+            file,
+            listeners: Vec::new(),
+            person: Person::from_env(),
+            shared: None,
+        }
     }
 
     fn try_open(path: &Path) -> Result<Store, StoreError> {
@@ -115,7 +143,7 @@ impl Store {
         conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA secure_delete = ON;")
             .map_err(classify)?;
         schema::migrate(&mut conn, path).map_err(|e| reclassify(e, path))?;
-        Ok(Store { conn, path: path.to_path_buf(), listeners: Vec::new(), person: Person::from_env(), shared: None })
+        Ok(Store::on(conn, path, kept_connections::identity(path)))
     }
 
     pub fn path(&self) -> &Path {
@@ -197,6 +225,17 @@ impl Store {
             }
         }
         Ok(value)
+    }
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        // SAFETY: `conn` is taken here only, once, and the store is not used after.
+        let conn = unsafe { ManuallyDrop::take(&mut self.conn) };
+        match self.shared {
+            None => kept_connections::give_back(&self.path, self.file, conn),
+            Some(_) => drop(conn),
+        }
     }
 }
 

@@ -131,6 +131,8 @@ impl ServerHandler for MemoryServer {
 }
 
 pub fn run(ctx: Context) -> anyhow::Result<ExitCode> {
+    // Every tool call opens the store: on a connection kept from the last one.
+    mnemo_store::kept_connections::keep_connections();
     let store = ctx.open()?;
     // The mirror is rendered after each write when enabled: only what changed is read.
     mnemo_store::render_cache::keep_renders();
