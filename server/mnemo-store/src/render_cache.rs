@@ -131,8 +131,10 @@ pub(crate) fn render_from_kept(
         == kept.marks
         && link_at(store, kept.marks.last_event)? == kept.marks.link;
     if now.forgotten != kept.marks.forgotten {
-        // Another process forgot a note: this one keeps no copy of its vectors either.
+        // Another process forgot a note: this one keeps no copy of its vectors
+        // or its pages either.
         crate::vector_cache::drop_kept(store.path());
+        crate::kept_connections::close_idle(store.path());
     }
     if !same_history || now.last_event < kept.marks.last_event {
         return Ok(None);

@@ -26,9 +26,9 @@ pub struct Store {
     /// Taken once, when the store is dropped (`kept_connections`).
     pub(crate) conn: ManuallyDrop<Connection>,
     path: PathBuf,
-    /// The file the connection was opened on (`None` for a replica, whose
-    /// connection is never kept).
-    file: Option<kept_connections::FileIdentity>,
+    /// The file the connection was opened on; `None` when the connection
+    /// is never to be kept (a replica's is not either: see `Drop`).
+    pub(crate) file: Option<kept_connections::FileIdentity>,
     pub(crate) listeners: Vec<CommitListener>,
     /// Who this process writes as: recorded with every event it appends.
     pub(crate) person: Option<Person>,
@@ -123,7 +123,11 @@ impl Store {
         crate::vectors::register_sqlite_vec();
         let classify = |e| classify(e, path);
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        // The file the connection is on: the same before and after opening
+        // it, or the connection is never kept (it could be on either).
+        let file = kept_connections::identity(path);
         let mut conn = Connection::open_with_flags(path, flags).map_err(classify)?;
+        let file = file.filter(|before| kept_connections::identity(path) == Some(*before));
         conn.busy_handler(Some(crate::busy::retry_soon)).map_err(classify)?;
         // A statement's plan is fixed when it is prepared. Without this,
         // SQLite marks some parameters (`note_id = ?1 ORDER BY position`
@@ -143,7 +147,7 @@ impl Store {
         conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA secure_delete = ON;")
             .map_err(classify)?;
         schema::migrate(&mut conn, path).map_err(|e| reclassify(e, path))?;
-        Ok(Store::on(conn, path, kept_connections::identity(path)))
+        Ok(Store::on(conn, path, file))
     }
 
     pub fn path(&self) -> &Path {
@@ -216,8 +220,10 @@ impl Store {
         let epoch = writer.finish().map_err(|e| reclassify(e, &path))?;
         drop(turn);
         if purged {
-            // No copy of a forgotten note's vectors stays in this process.
+            // No copy of a forgotten note's vectors or pages stays in this process.
             crate::vector_cache::drop_kept(&path);
+            kept_connections::close_idle(&path);
+            self.file = None;
         }
         if let Some(epoch) = epoch {
             for listener in &mut self.listeners {

@@ -7,14 +7,16 @@
 //! released (at commit, or when a writer's process dies), so a waiting
 //! writer costs nothing until its turn.
 //!
-//! Without the file (a read-only directory, say) writers fall back to the
-//! busy handler alone, as before; a turn not given within
-//! [`BUSY_TIMEOUT`] is the same "locked" error the busy handler gives.
+//! Without the file (a read-only directory; a link, a FIFO or someone
+//! else's file in its place) writers fall back to the busy handler alone,
+//! as before; a turn not given within [`BUSY_TIMEOUT`] is the same "locked"
+//! error the busy handler gives.
 
 use std::fs::{File, OpenOptions, TryLockError};
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
 
 use crate::error::StoreError;
 use crate::store::BUSY_TIMEOUT;
@@ -27,23 +29,33 @@ pub(crate) struct Turn {
     _file: File,
 }
 
-/// The file writers of `store` take turns on.
+/// The file writers of `store` take turns on, beside the file SQLite
+/// opens (a store reached through a symbolic link has its log, and its
+/// turns, beside the link's target).
 fn turn_file(store: &Path) -> PathBuf {
-    let mut name = store.as_os_str().to_owned();
+    let mut name = std::fs::canonicalize(store).unwrap_or_else(|_| store.to_path_buf()).into_os_string();
     name.push(SUFFIX);
     PathBuf::from(name)
 }
 
+/// How many writers of this process may wait for a turn at once; more
+/// wait in SQLite's busy handler (a stuck turn must not pile up threads).
+const WAITING_AT_MOST: usize = 64;
+
+static WAITING: AtomicUsize = AtomicUsize::new(0);
+
 /// Wait for this writer's turn at `store`; `None` when turns cannot be
 /// taken there (the busy handler alone orders writers then).
 pub(crate) fn take(store: &Path) -> Result<Option<Turn>, StoreError> {
-    let opened =
-        OpenOptions::new().read(true).write(true).create(true).truncate(false).mode(0o600).open(turn_file(store));
-    let Ok(file) = opened else { return Ok(None) };
+    let Some(file) = open_turn_file(store) else { return Ok(None) };
     match file.try_lock() {
         Ok(()) => return Ok(Some(Turn { _file: file })),
         Err(TryLockError::WouldBlock) => {}
         Err(TryLockError::Error(_)) => return Ok(None),
+    }
+    if WAITING.fetch_add(1, Ordering::SeqCst) >= WAITING_AT_MOST {
+        WAITING.fetch_sub(1, Ordering::SeqCst);
+        return Ok(None);
     }
     // Wait on a thread, so the wait can end at the busy timeout; a turn
     // that comes after this writer gave up is handed straight back.
@@ -52,9 +64,32 @@ pub(crate) fn take(store: &Path) -> Result<Option<Turn>, StoreError> {
         if file.lock().is_ok() {
             let _ = given.send(file);
         }
+        WAITING.fetch_sub(1, Ordering::SeqCst);
     });
     match waiting.recv_timeout(BUSY_TIMEOUT) {
         Ok(file) => Ok(Some(Turn { _file: file })),
-        Err(_) => Err(StoreError::Locked { path: store.to_path_buf(), seconds: BUSY_TIMEOUT.as_secs() }),
+        // The lock could not be taken at all: the busy handler decides.
+        Err(RecvTimeoutError::Disconnected) => Ok(None),
+        Err(RecvTimeoutError::Timeout) => {
+            Err(StoreError::Locked { path: store.to_path_buf(), seconds: BUSY_TIMEOUT.as_secs() })
+        }
     }
+}
+
+/// The turn file, opened without following a link or blocking on a FIFO,
+/// and only when it is a regular file of the store's owner: a file someone
+/// else made there could otherwise be locked forever to stop every write.
+fn open_turn_file(store: &Path) -> Option<File> {
+    let owner = std::fs::metadata(store).ok()?.uid();
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(turn_file(store))
+        .ok()?;
+    let meta = file.metadata().ok()?;
+    (meta.is_file() && meta.uid() == owner).then_some(file)
 }

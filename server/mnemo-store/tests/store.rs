@@ -902,3 +902,15 @@ fn writers_take_turns_on_a_file_beside_the_store_and_wait_in_the_kernel() {
     let store = Store::open(&path).unwrap();
     assert_eq!(store.stats(&Scope::All).unwrap().notes, 2);
 }
+
+#[test]
+fn a_link_in_place_of_the_turn_file_is_not_followed_and_writes_go_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("memory.db");
+    let elsewhere = dir.path().join("elsewhere");
+    std::os::unix::fs::symlink(&elsewhere, dir.path().join("memory.db-writers")).unwrap();
+    let mut store = Store::open(&path).unwrap();
+    store.write(|w| w.create("w", note(Kind::Finding, "written"), Actor::Agent, Timestamp(1))).unwrap();
+    assert!(!elsewhere.exists(), "the link's target was not created");
+    assert_eq!(store.stats(&Scope::All).unwrap().notes, 1);
+}

@@ -147,6 +147,7 @@ pub fn open_with_replica(url: &str, path: &Path) -> Result<Store, StoreError> {
     let mut store = Store::open_file(path)?;
     if replica_of(&store)?.is_some_and(|of| of != store_id) {
         // Another database under this URL (dropped and made again): start over.
+        store.file = None;
         drop(store);
         for suffix in ["", "-wal", "-shm", crate::write_turn::SUFFIX] {
             let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
