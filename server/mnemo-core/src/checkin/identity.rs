@@ -47,6 +47,7 @@ pub(super) fn identities(base: &[Entry], edited: &[ParsedEntry], skip: &HashSet<
         .iter()
         .map(|p| p.entry.id.and_then(|id| by_id.get(&id)).is_some_and(|b| looks_like(&p.entry, b)))
         .collect();
+    // How many entries carry each id (the refused ones taken off below).
     let mut count: HashMap<NoteId, usize> = HashMap::with_capacity_and_hasher(edited.len(), Default::default());
     for parsed in edited {
         if let Some(id) = parsed.entry.id {
@@ -116,13 +117,10 @@ pub(super) fn identities(base: &[Entry], edited: &[ParsedEntry], skip: &HashSet<
     }
     // Unknown or duplicated ids: the vanished note of the same date and
     // section they sit in (counted without the entries refused above).
-    let in_edit: HashSet<NoteId> = edited.iter().filter_map(|p| p.entry.id).collect();
-    let mut count: HashMap<NoteId, usize> = HashMap::default();
-    for (index, parsed) in edited.iter().enumerate() {
-        if let Some(id) = parsed.entry.id
-            && !found.refused.contains_key(&index)
-        {
-            *count.entry(id).or_default() += 1;
+    // (Every id of the edit keeps its key in `count`, even at 0.)
+    for index in found.refused.keys() {
+        if let Some(n) = edited[*index].entry.id.and_then(|id| count.get_mut(&id)) {
+            *n -= 1;
         }
     }
     for (index, parsed) in edited.iter().enumerate() {
@@ -135,7 +133,7 @@ pub(super) fn identities(base: &[Entry], edited: &[ParsedEntry], skip: &HashSet<
         let gone = same_day(entry).find(|(other, b)| {
             *other != id
                 && !recognised.contains(other)
-                && !in_edit.contains(other)
+                && !count.contains_key(other)
                 && !found.protected.contains(other)
                 && b.created == entry.created
                 && b.kind == entry.kind
