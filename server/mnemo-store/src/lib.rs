@@ -34,12 +34,12 @@ mod schema;
 mod sql_codec;
 mod store;
 pub mod store_watch;
+mod turns;
 pub mod vector_cache;
 mod vectors;
 mod verify;
 pub mod workspace;
 mod write;
-mod write_turn;
 
 pub use error::StoreError;
 pub use lexical::match_expression;

@@ -13,7 +13,9 @@
 //! (its rows arrive from the database, not through this log's order), and
 //! a rendering whose entries do not number the workspace's notes once
 //! brought up to date (a last check). Only processes that ask
-//! ([`keep_renders`]) keep one: a one-shot command renders once and exits.
+//! ([`keep_renders`]) keep one; any process, a one-shot command too, may
+//! start from a [`Seed`] instead: entries read back from a file it can
+//! prove is a rendering of this store (the mirror, `mirror/seed.rs`).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -59,7 +61,7 @@ pub fn keep_renders() {
 /// event moved backwards or changed, the kept entries cannot be brought up
 /// to date from the log.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Marks {
+pub(crate) struct Marks {
     last_event: i64,
     /// The event chain's link at `last_event`, which hashes the whole log up
     /// to it: a store made again at the same path has another history.
@@ -67,6 +69,32 @@ struct Marks {
     forgotten: i64,
     moves: i64,
     aliases: i64,
+}
+
+impl Marks {
+    /// One line that [`Marks::decode`] reads back (stored beside a mirror).
+    pub(crate) fn encode(&self) -> String {
+        let Marks { last_event, link, forgotten, moves, aliases } = self;
+        format!("{last_event} {forgotten} {moves} {aliases} {}", link.as_deref().unwrap_or("-"))
+    }
+
+    pub(crate) fn decode(line: &str) -> Option<Marks> {
+        let mut words = line.split(' ');
+        let mut number = || words.next()?.parse().ok();
+        let (last_event, forgotten, moves, aliases) = (number()?, number()?, number()?, number()?);
+        let link = match words.next()? {
+            "-" => None,
+            link => Some(link.to_string()),
+        };
+        words.next().is_none().then_some(Marks { last_event, link, forgotten, moves, aliases })
+    }
+}
+
+/// Entries of a rendering this process did not make, and the marks of the
+/// store they show: brought up to date like kept ones.
+pub(crate) struct Seed {
+    pub(crate) marks: Marks,
+    pub(crate) entries: BTreeMap<(Kind, NoteId), String>,
 }
 
 struct Kept {
@@ -77,7 +105,8 @@ struct Kept {
     bytes: usize,
 }
 
-fn marks(store: &Store) -> Result<Marks, StoreError> {
+/// The marks of the store as it is now (inside the caller's read transaction).
+pub(crate) fn marks(store: &Store) -> Result<Marks, StoreError> {
     Ok(store.conn.query_row(
         "SELECT (SELECT coalesce(max(id), 0) FROM events), (SELECT count(*) FROM forgotten_events),
                 (SELECT coalesce(max(rowid), 0) FROM workspace_moves), (SELECT count(*) FROM workspace_aliases)",
@@ -111,33 +140,64 @@ pub(crate) fn applies(store: &Store) -> bool {
     ENABLED.load(Ordering::Relaxed) && store.shared.is_none()
 }
 
-/// `workspace` rendered from the kept entries brought up to date, or `None`
-/// when there are none to bring up to date (then render it whole, with
-/// [`render_and_keep`]). Runs inside the caller's read transaction.
+/// `workspace` rendered from the kept entries brought up to date — or,
+/// when this process keeps none, from `seed`'s — or `None` when there are
+/// none to bring up to date (then render it whole, with [`render_and_keep`]).
+/// `now` are the store's marks; runs inside the caller's read transaction.
 pub(crate) fn render_from_kept(
     store: &Store,
     workspace: &str,
     flavour: &Flavour,
     display_name: &str,
+    now: &Marks,
+    seed: impl FnOnce() -> Option<Seed>,
 ) -> Result<Option<(String, usize)>, StoreError> {
     let mut all = KEPT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let Some(at) = all.iter().position(|k| k.store == store.path() && k.workspace == workspace) else {
-        return Ok(None);
-    };
+    let at = all.iter().position(|k| k.store == store.path() && k.workspace == workspace).filter(|_| applies(store));
     // Taken out while it is brought up to date: put back only if that succeeds.
-    let mut kept = all.remove(at);
-    let now = marks(store)?;
+    let mut kept = match at {
+        Some(at) => {
+            let kept = all.remove(at);
+            if now.forgotten != kept.marks.forgotten {
+                // Another process forgot a note: this one keeps no copy of its
+                // vectors or its pages either.
+                crate::vector_cache::drop_kept(store.path());
+                crate::kept_connections::close_idle(store.path());
+            }
+            kept
+        }
+        None => {
+            let Some(Seed { marks, entries }) = seed() else { return Ok(None) };
+            let bytes = entries.values().map(String::len).sum();
+            Kept { store: store.path().to_path_buf(), workspace: workspace.to_string(), marks, entries, bytes }
+        }
+    };
+    if !bring_up_to_date(store, workspace, &mut kept, now)? {
+        return Ok(None);
+    }
+    let entries = kept.entries.iter().map(|((kind, _), text)| (*kind, text.as_str()));
+    let text = assemble(flavour, display_name, entries, kept.bytes);
+    let notes = kept.entries.len();
+    if applies(store) {
+        all.retain(|k| !(k.store == kept.store && k.workspace == kept.workspace));
+        if all.len() == WORKSPACES_KEPT {
+            all.remove(0);
+        }
+        all.push(kept);
+    }
+    BROUGHT_UP_TO_DATE.fetch_add(1, Ordering::Relaxed);
+    Ok(Some((text, notes)))
+}
+
+/// Bring `kept` to the store as `now` marks it: re-render the notes written
+/// since. False when that cannot be done from the log (another history, a
+/// forget, a move, too many changes): then render the workspace whole.
+fn bring_up_to_date(store: &Store, workspace: &str, kept: &mut Kept, now: &Marks) -> Result<bool, StoreError> {
     let same_history = Marks { last_event: kept.marks.last_event, link: kept.marks.link.clone(), ..now.clone() }
         == kept.marks
         && link_at(store, kept.marks.last_event)? == kept.marks.link;
-    if now.forgotten != kept.marks.forgotten {
-        // Another process forgot a note: this one keeps no copy of its vectors
-        // or its pages either.
-        crate::vector_cache::drop_kept(store.path());
-        crate::kept_connections::close_idle(store.path());
-    }
     if !same_history || now.last_event < kept.marks.last_event {
-        return Ok(None);
+        return Ok(false);
     }
     let at_most = (kept.entries.len() / CHANGED_AT_MOST_ONE_IN).max(CHANGED_AT_LEAST);
     let changed: Vec<NoteId> = store
@@ -146,7 +206,7 @@ pub(crate) fn render_from_kept(
         .query_map(rusqlite::params![kept.marks.last_event, at_most as i64 + 1], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
     if changed.len() > at_most {
-        return Ok(None);
+        return Ok(false);
     }
     let scope = Scope::Workspace(workspace.to_string());
     for id in changed {
@@ -160,21 +220,16 @@ pub(crate) fn render_from_kept(
             }
             Err(StoreError::OtherWorkspace { .. }) => {}
             // Forgotten without the marks showing it: start again.
-            Err(StoreError::NoSuchNote { .. }) => return Ok(None),
+            Err(StoreError::NoSuchNote { .. }) => return Ok(false),
             Err(e) => return Err(e),
         }
     }
     if kept.entries.len() != notes_in(store, workspace)? {
         tracing::warn!(workspace, "a kept rendering did not match the store's notes; rendering it whole");
-        return Ok(None);
+        return Ok(false);
     }
-    kept.marks = now;
-    let entries = kept.entries.iter().map(|((kind, _), text)| (*kind, text.as_str()));
-    let text = assemble(flavour, display_name, entries, kept.bytes);
-    let notes = kept.entries.len();
-    all.push(kept);
-    BROUGHT_UP_TO_DATE.fetch_add(1, Ordering::Relaxed);
-    Ok(Some((text, notes)))
+    kept.marks = now.clone();
+    Ok(true)
 }
 
 /// Render `views` (every note of `workspace`) whole, and keep the entries
@@ -185,8 +240,9 @@ pub(crate) fn render_and_keep(
     flavour: &Flavour,
     display_name: &str,
     views: &[NoteView],
+    marks: &Marks,
 ) -> Result<String, StoreError> {
-    let marks = marks(store)?;
+    let marks = marks.clone();
     let entries: BTreeMap<(Kind, NoteId), String> =
         views.iter().map(|v| ((v.note.content.kind, v.note.id), entry_text(&Entry::from_view(v)))).collect();
     let bytes = entries.values().map(String::len).sum();

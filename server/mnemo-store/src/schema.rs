@@ -297,6 +297,14 @@ CREATE TRIGGER notes_fts_delete AFTER DELETE ON notes
 BEGIN INSERT INTO notes_fts (notes_fts, rowid, title, body, ws) VALUES ('delete', old.id, old.title, old.body,
     'w' || replace(replace(replace(replace(replace(replace(hex(old.workspace), 'A', 'b'), 'B', 'c'), 'C', 'd'), 'D', 'f'), 'E', 'g'), 'F', 'h')); END;
 "#,
+    r#"
+-- What each mirror file held when published (mirror/seed.rs): its length
+-- and SHA-256 ('<bytes>:<hex>'), and the marks of the store it shows
+-- (render_cache.rs), so the next process can bring the file up to date
+-- instead of rendering every note. Empty for a file published before.
+ALTER TABLE mirror_exports ADD COLUMN content TEXT;
+ALTER TABLE mirror_exports ADD COLUMN marks TEXT;
+"#,
 ];
 
 /// The append-only triggers `store verify` expects to find.

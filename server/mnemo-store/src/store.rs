@@ -212,7 +212,7 @@ impl Store {
             return crate::postgres::blocking(|| self.write_shared(f));
         }
         let path = self.path.clone();
-        let turn = crate::write_turn::take(&path)?;
+        let turn = crate::turns::take_write(&path)?;
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| classify(e, &path))?;
         let mut writer = Writer::new(tx, self.person.clone());
         let value = f(&mut writer).map_err(|e| reclassify(e, &path))?;

@@ -217,6 +217,68 @@ fn export_writes_atomically_read_only_and_records_the_epoch() {
 }
 
 #[test]
+fn an_export_brings_the_file_it_published_up_to_date_unless_someone_changed_it() {
+    let mut f = fixture();
+    populate(&mut f);
+    let target = MirrorTarget::resolve(&f.workspace, std::path::Path::new("MEMORY.md")).unwrap();
+    let first = export(&f.store, &target).unwrap();
+    assert!(!first.brought_up_to_date, "nothing was published before");
+    let file = || std::fs::read_to_string(&target.path).unwrap();
+    let (ws, scope) = (f.workspace.id.clone(), Scope::Workspace(f.workspace.id.clone()));
+    // Writes through another handle, in this workspace and in another.
+    let mut other = Store::open(&f.store_path).unwrap();
+    let ids = other
+        .write(|w| {
+            let a = w.create(
+                &ws,
+                note(Kind::Gotcha, Priority::High, "a new gotcha", "two\n\nparagraphs"),
+                Actor::Agent,
+                Timestamp(AUG_1),
+            )?;
+            w.create("elsewhere", note(Kind::Gotcha, Priority::High, "not here", ""), Actor::Agent, Timestamp(AUG_1))?;
+            w.append(&scope, 1, event(EventKind::StaleFlagged, 12, Some("moved")))?;
+            Ok(a)
+        })
+        .unwrap();
+    other
+        .write(|w| {
+            w.supersede(
+                &scope,
+                ids,
+                note(Kind::Finding, Priority::Low, "its successor", ""),
+                Actor::Human,
+                Timestamp(AUG_1 + DAY),
+                None,
+            )
+        })
+        .unwrap();
+    let second = export(&f.store, &target).unwrap();
+    assert!(second.written);
+    assert_eq!(second.brought_up_to_date, !backend::on_postgres(), "a replica's rendering is always whole");
+    assert_eq!(file(), mirror_text(&f));
+
+    // A person's edit of the same length, then a file of another length:
+    // neither is read back, and the export puts the true rendering back.
+    for edit in [file().replacen("a new gotcha", "a NEW gotcha", 1), file() + "\n"] {
+        std::fs::set_permissions(&target.path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        std::fs::write(&target.path, edit).unwrap();
+        other
+            .write(|w| w.create(&ws, note(Kind::Task, Priority::Low, "a task", ""), Actor::Agent, Timestamp(AUG_1)))
+            .unwrap();
+        let after = export(&f.store, &target).unwrap();
+        assert!(after.written && !after.brought_up_to_date, "an edited file is not trusted");
+        assert_eq!(file(), mirror_text(&f));
+    }
+
+    // A forget leaves no trace in the log: rendered whole.
+    other.write(|w| w.forget(&scope, ids)).unwrap();
+    let forgotten = export(&f.store, &target).unwrap();
+    assert!(forgotten.written && !forgotten.brought_up_to_date);
+    assert_eq!(file(), mirror_text(&f));
+    assert!(!file().contains("a new gotcha"));
+}
+
+#[test]
 fn an_overtaken_render_never_replaces_the_newer_mirror_nor_comes_back_after_a_delete() {
     let mut f = fixture();
     let target = MirrorTarget::resolve(&f.workspace, std::path::Path::new("MEMORY.md")).unwrap();

@@ -56,6 +56,66 @@ pub fn assemble<'a>(
     layout(flavour, display_name, entries, size + entries_overhead(), |out, text| out.push_str(text))
 }
 
+/// The entries of a text [`layout`] wrote with stored entries only (a
+/// mirror, say), each as its kind, its id and its [`entry_text`], in render
+/// order: the inverse of [`assemble`]. `None` when the text is not laid out
+/// so (a section missing or out of order, an entry without an id, ids not
+/// ascending). Only a text known to be a rendering should be read so: it
+/// relies on what the renderer guarantees (a body or anchor line is always
+/// indented, so a line that starts `## ` or `- [#` after a blank line begins
+/// a section or an entry) and checks nothing an entry says.
+pub fn laid_out_entries(text: &str) -> Option<Vec<(Kind, crate::model::NoteId, &str)>> {
+    let text = text.strip_suffix('\n')?;
+    if !(text.starts_with(super::MIRROR_MARK) || text.starts_with(super::CHECKOUT_MARK)) {
+        return None;
+    }
+    let mut kinds = Kind::ALL.iter();
+    let mut section: Option<(Kind, Option<crate::model::NoteId>)> = None;
+    let mut entry_at: Option<usize> = None;
+    // Where the blank line after a heading must be (or the text end).
+    let mut heading_ends: Option<usize> = None;
+    let mut out = Vec::new();
+    let mut end_entry = |at: Option<usize>, end: usize, section: &mut Option<(Kind, Option<crate::model::NoteId>)>| {
+        let Some(start) = at else { return Some(()) };
+        let (kind, last) = section.as_mut()?;
+        let entry = &text[start..end];
+        let digits = entry.strip_prefix("- [#")?.split_once("] ")?.0;
+        let id: crate::model::NoteId = digits.parse().ok().filter(|_| digits.bytes().all(|b| b.is_ascii_digit()))?;
+        if last.is_some_and(|last| last >= id) {
+            return None;
+        }
+        *last = Some(id);
+        out.push((*kind, id, entry));
+        Some(())
+    };
+    // Every blank line before a line that starts a section or an entry.
+    for at in memchr::memchr_iter(b'\n', text.as_bytes()) {
+        let next = &text[at + 1..];
+        let Some(line) = next.strip_prefix('\n') else { continue };
+        let heading = line.strip_prefix("## ");
+        if heading.is_none() && !line.starts_with("- [#") {
+            continue;
+        }
+        if heading_ends.take().is_some_and(|end| end != at) {
+            return None;
+        }
+        end_entry(entry_at.take(), at, &mut section)?;
+        match heading {
+            Some(heading) => {
+                let title = heading.split('\n').next().unwrap_or(heading);
+                section = Some((*kinds.next().filter(|kind| section_title(**kind) == title)?, None));
+                heading_ends = Some(at + 5 + title.len());
+            }
+            None => entry_at = Some(at + 2),
+        }
+    }
+    if heading_ends.is_some_and(|end| end != text.len()) {
+        return None;
+    }
+    end_entry(entry_at, text.len(), &mut section)?;
+    kinds.next().is_none().then_some(out)
+}
+
 /// Room for the header, the title and the section headings.
 fn entries_overhead() -> usize {
     512

@@ -441,6 +441,22 @@ proptest! {
     }
 
     #[test]
+    fn a_rendering_splits_into_its_entry_texts(views in store_strategy()) {
+        let text = render_views(&Flavour::Mirror, "w", &views);
+        let entries = entries_of(&views);
+        let expected: Vec<(Kind, NoteId, String)> =
+            entries.iter().map(|e| (e.kind, e.id.unwrap(), entry_text(e))).collect();
+        let split: Vec<(Kind, NoteId, String)> = laid_out_entries(&text)
+            .unwrap_or_else(|| panic!("not split:\n{text}"))
+            .into_iter()
+            .map(|(kind, id, entry)| (kind, id, entry.to_string()))
+            .collect();
+        prop_assert_eq!(&split, &expected);
+        let size = expected.iter().map(|(_, _, t)| t.len()).sum();
+        prop_assert_eq!(assemble(&Flavour::Mirror, "w", expected.iter().map(|(k, _, t)| (*k, t.as_str())), size), text);
+    }
+
+    #[test]
     fn rendering_is_canonical_text(views in store_strategy()) {
         let text = render_views(&Flavour::Mirror, "w", &views);
         prop_assert!(text.ends_with('\n') && !text.ends_with("\n\n"));
@@ -454,6 +470,28 @@ proptest! {
         let _ = parse_checkout(&text);
         let _ = parse_checkout(&lines.join("\n"));
         let _ = parse_checkout(&format!("<!-- mnemo checkout · workspace /w · epoch 1 -->\n# Memory · w\n\n## Tasks\n\n{}", lines.join("\n")));
+    }
+}
+
+#[test]
+fn only_a_laid_out_text_splits_into_entries() {
+    let text = render_views(&Flavour::Mirror, "w", &[view(3, Kind::Task, "T", "b\n\n- [#9] x", Status::Active, None)]);
+    let split = laid_out_entries(&text).unwrap();
+    assert_eq!(split.iter().map(|(k, id, _)| (*k, *id)).collect::<Vec<_>>(), [(Kind::Task, 3)]);
+    assert!(split[0].2.ends_with("\\- [#9] x"), "{text}");
+    let broken = [
+        text.replace("## Tasks", "## Chores"),
+        text.replace("## Tasks", "## Tasks\nstray"),
+        text.replace("## Tasks\n\n", "## Tasks\n\n\n"),
+        text.replace("## Findings\n\n", ""),
+        text.replace("- [#3]", "- [#x]"),
+        text.replace("- [#3]", "- [3]"),
+        text.replace("<!-- mnemo mirror", "<!-- someone's notes"),
+        text.trim_end().to_string(),
+        text.replace("## Tasks\n\n", "## Tasks\n\n- [#5] 2026-08-01 · low · A\n\n"),
+    ];
+    for text in broken {
+        assert!(laid_out_entries(&text).is_none(), "{text}");
     }
 }
 

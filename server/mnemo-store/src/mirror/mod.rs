@@ -4,17 +4,19 @@
 //! rendered at. [`sync::MirrorSync`] keeps it current in long-lived processes.
 //!
 //! **Invariant:** the mirror is a view. Nothing here reads it back into the
-//! store; only its bytes are compared to skip a write that changes nothing.
+//! store; its bytes are compared to skip a write that changes nothing, and
+//! read back only as a rendering to bring up to date when they are exactly
+//! what was published ([`seed`]).
 
 mod atomic_write;
-mod render_turn;
+mod seed;
 pub mod sync;
 
 use std::path::{Component, Path, PathBuf};
 
 use rusqlite::OptionalExtension;
 
-use crate::document::{DocumentKind, RenderedDocument, render_workspace};
+use crate::document::{DocumentKind, RenderedDocument, render_workspace_from};
 use crate::error::StoreError;
 use crate::store::Store;
 use crate::workspace::Workspace;
@@ -144,11 +146,17 @@ pub struct ExportOutcome {
     pub bytes: usize,
     /// False when the file already held exactly these bytes.
     pub written: bool,
+    /// Whether the rendering was brought up to date (from the file itself,
+    /// or this process's last rendering) rather than rendered whole.
+    pub brought_up_to_date: bool,
 }
 
-/// Render and write the mirror, then record the epoch it shows.
+/// Render and write the mirror, then record the epoch it shows. The
+/// rendering starts from the file itself when it is what was published.
 pub fn export(store: &Store, target: &MirrorTarget) -> Result<ExportOutcome, MirrorError> {
-    publish(store, target, &render_workspace(store, &target.workspace, DocumentKind::Mirror)?)
+    let document =
+        render_workspace_from(store, &target.workspace, DocumentKind::Mirror, |store| seed::read(store, target))?;
+    publish(store, target, &document)
 }
 
 /// Write `document` (a mirror rendered from `store`, maybe by a process that
@@ -168,8 +176,13 @@ pub fn publish(
         |e: std::io::Error| MirrorError::NotWritable { path: target.path.display().to_string(), reason: e.to_string() };
     let bytes = document.text.as_bytes();
     let staged = StagedFile::stage(&target.path, bytes, 0o444).map_err(not_writable)?;
-    let outcome =
-        |written| ExportOutcome { epoch: document.epoch, notes: document.notes, bytes: document.text.len(), written };
+    let outcome = |written| ExportOutcome {
+        epoch: document.epoch,
+        notes: document.notes,
+        bytes: document.text.len(),
+        written,
+        brought_up_to_date: document.brought_up_to_date,
+    };
     store.exclusively(|store| {
         let recorded = recorded_epoch(store, target)?;
         if let Some(recorded) = recorded.filter(|&recorded| recorded > document.epoch) {
@@ -190,7 +203,7 @@ pub fn publish(
             None => write_atomically(&target.path, bytes, 0o444),
         }
         .map_err(not_writable)?;
-        record_epoch(store, target, document.epoch)?;
+        seed::record(store, target, document)?;
         if written {
             tracing::debug!(
                 path = %target.path.display(),
@@ -219,7 +232,7 @@ pub fn is_behind(store: &Store, target: &MirrorTarget) -> Result<bool, StoreErro
 /// The mirror-upkeep rule every process follows, after its own writes, on
 /// opening the store, and when another process's write is seen: make sure
 /// the mirror shows at least the store as it is now. Processes take turns
-/// ([`render_turn`]); one that waited usually finds the render just
+/// (`turns::take_render`); one that waited usually finds the render just
 /// published already covers its write and renders nothing, so a burst of
 /// writes costs a few renders. Returns the render, if this process made one.
 pub fn keep_current(store: &Store, target: &MirrorTarget) -> Result<Option<ExportOutcome>, MirrorError> {
@@ -227,7 +240,7 @@ pub fn keep_current(store: &Store, target: &MirrorTarget) -> Result<Option<Expor
     if shows_at_least(store, target, wanted)? {
         return Ok(None);
     }
-    let _turn = render_turn::RenderTurn::wait(store.path());
+    let _turn = crate::turns::take_render(store.path());
     if shows_at_least(store, target, wanted)? {
         tracing::debug!(path = %target.path.display(), wanted, "mirror skipped: another process's render covers this write");
         return Ok(None);
@@ -266,13 +279,4 @@ fn recorded_epoch(store: &Store, target: &MirrorTarget) -> Result<Option<i64>, S
 /// Whether `path` starts with the mirror header (only a mirror is ever overwritten).
 fn is_a_mirror(path: &Path) -> bool {
     crate::repo_file::starts_with(path, mnemo_core::memory_md::MIRROR_MARK.as_bytes())
-}
-
-fn record_epoch(store: &Store, target: &MirrorTarget, epoch: i64) -> Result<(), StoreError> {
-    store.conn.execute(
-        "INSERT INTO mirror_exports (workspace, path, epoch) VALUES (?1, ?2, ?3)
-         ON CONFLICT (workspace, path) DO UPDATE SET epoch = excluded.epoch",
-        rusqlite::params![target.workspace.id, target.relative, epoch],
-    )?;
-    Ok(())
 }

@@ -126,7 +126,7 @@ pub fn verify(client: &mut postgres::Client) -> Result<crate::verify::VerifyRepo
         }
         Ok(report)
     })();
-    for suffix in ["", "-wal", "-shm", crate::write_turn::SUFFIX] {
+    for suffix in ["", "-wal", "-shm", crate::turns::WRITE_SUFFIX, crate::turns::RENDER_SUFFIX] {
         let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
     }
     report

@@ -1,0 +1,90 @@
+//! The mirror file read back as a rendering's entries, so that a process
+//! with no rendering of its own (a CLI write, a hook) brings the file up to
+//! date from the notes written since, instead of reading and rendering every
+//! note of the workspace (`render_cache.rs` does the bringing up to date).
+//!
+//! The file is trusted only when it is exactly what was published: its
+//! length and SHA-256 are recorded beside its epoch, with the store's marks
+//! it shows ([`record`]). A file a person edited, a branch checked out over
+//! it, or one published before this was recorded is not read; the
+//! workspace is rendered whole, as before. Nothing read here reaches the
+//! store: the entries only stand in for rendering the same notes again.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
+
+use rusqlite::OptionalExtension;
+use sha2::{Digest, Sha256};
+
+use mnemo_core::memory_md::laid_out_entries;
+
+use super::MirrorTarget;
+use crate::document::RenderedDocument;
+use crate::error::StoreError;
+use crate::hex::hex;
+use crate::render_cache::{Marks, Seed};
+use crate::store::Store;
+
+/// The length and SHA-256 of a mirror's bytes, as recorded.
+fn content_digest(bytes: &[u8]) -> String {
+    format!("{}:{}", bytes.len(), hex(Sha256::digest(bytes)))
+}
+
+/// Record `document` as what the mirror file of `target` now holds (under
+/// the caller's write lock).
+pub(super) fn record(store: &Store, target: &MirrorTarget, document: &RenderedDocument) -> Result<(), StoreError> {
+    store.conn.execute(
+        "INSERT INTO mirror_exports (workspace, path, epoch, content, marks) VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT (workspace, path) DO UPDATE SET epoch = excluded.epoch, content = excluded.content, marks = excluded.marks",
+        rusqlite::params![
+            target.workspace.id,
+            target.relative,
+            document.epoch,
+            content_digest(document.text.as_bytes()),
+            document.marks.encode()
+        ],
+    )?;
+    Ok(())
+}
+
+/// The entries of the mirror file of `target` and the marks it shows, when
+/// the file holds exactly what was recorded (inside the caller's read
+/// transaction); `None` otherwise.
+pub(super) fn read(store: &Store, target: &MirrorTarget) -> Option<Seed> {
+    let recorded: Option<(Option<String>, Option<String>)> = store
+        .conn
+        .prepare_cached("SELECT content, marks FROM mirror_exports WHERE workspace = ?1 AND path = ?2")
+        .and_then(|mut statement| {
+            statement.query_row([&target.workspace.id, &target.relative], |r| Ok((r.get(0)?, r.get(1)?))).optional()
+        })
+        .ok()?;
+    let (Some(content), Some(marks)) = recorded? else { return None };
+    let marks = Marks::decode(&marks)?;
+    let length: u64 = content.split_once(':')?.0.parse().ok()?;
+    let text = read_file(target, length)?;
+    if content_digest(text.as_bytes()) != content {
+        tracing::debug!(path = %target.path.display(), "the mirror file is not what was published; rendering it whole");
+        return None;
+    }
+    let entries: BTreeMap<_, _> =
+        laid_out_entries(&text)?.into_iter().map(|(kind, id, entry)| ((kind, id), entry.to_string())).collect();
+    Some(Seed { marks, entries })
+}
+
+/// The file's text, when it is a regular file (not followed through a
+/// link) of exactly `length` bytes.
+fn read_file(target: &MirrorTarget, length: u64) -> Option<String> {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(&target.path)
+        .ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.len() != length {
+        return None;
+    }
+    let mut text = String::with_capacity(length as usize);
+    file.take(length + 1).read_to_string(&mut text).ok()?;
+    Some(text)
+}

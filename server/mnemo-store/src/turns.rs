@@ -1,0 +1,160 @@
+//! Processes take turns in the kernel: an exclusive `flock` on a file
+//! beside the store, slept on until it is released (when its holder is done,
+//! or its process dies), so a process waiting its turn costs nothing until
+//! then. Two kinds of turn:
+//!
+//! - **Writing** (`<store>-writers`, [`take_write`]): taken before SQLite's
+//!   write lock. SQLite's busy handler can only sleep and try again
+//!   (`busy.rs`): with sixteen writers, each waiting one woke every half
+//!   millisecond to fail once more, and those wake-ups took the CPU the
+//!   writer holding the lock needed. A turn not given within
+//!   [`BUSY_TIMEOUT`] is the same "locked" error the busy handler gives.
+//! - **Rendering the mirror** (`<store>-mirror.lock`, [`take_render`]): one
+//!   process renders at a time, so a burst of writes from many processes
+//!   costs a few renders, not one each (`mirror::keep_current`). Only an
+//!   economy: publishing stays correct without it, so a turn not given
+//!   within [`RENDER_PATIENCE`] is rendered without.
+//!
+//! Without the file (a read-only directory; a link, a FIFO or someone
+//! else's file in its place) there is no turn: writers fall back to the busy
+//! handler alone, renderers render at once.
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::Duration;
+
+use crate::error::StoreError;
+use crate::store::BUSY_TIMEOUT;
+
+/// What the writers' turn file adds to the store's name.
+pub(crate) const WRITE_SUFFIX: &str = "-writers";
+/// What the mirror renderers' turn file adds to the store's name.
+pub(crate) const RENDER_SUFFIX: &str = "-mirror.lock";
+/// How long a process waits for another's render before rendering anyway.
+const RENDER_PATIENCE: Duration = Duration::from_secs(10);
+
+/// A turn: held until dropped.
+#[derive(Debug)]
+pub(crate) struct Turn {
+    _file: File,
+}
+
+/// Wait for a writer's turn at `store` (taken before SQLite's write lock,
+/// dropped after the transaction ends); `None` when turns cannot be taken
+/// there (the busy handler alone orders writers then).
+pub(crate) fn take_write(store: &Path) -> Result<Option<Turn>, StoreError> {
+    match wait(store, WRITE_SUFFIX, BUSY_TIMEOUT) {
+        Waited::Given(turn) => Ok(Some(turn)),
+        Waited::NoTurn => Ok(None),
+        Waited::TimedOut => Err(StoreError::Locked { path: store.to_path_buf(), seconds: BUSY_TIMEOUT.as_secs() }),
+    }
+}
+
+/// Wait for a turn to render the mirror of `store`; `None` when there is
+/// no turn to take or another process held it too long (render anyway).
+pub(crate) fn take_render(store: &Path) -> Option<Turn> {
+    match wait(store, RENDER_SUFFIX, RENDER_PATIENCE) {
+        Waited::Given(turn) => Some(turn),
+        Waited::NoTurn | Waited::TimedOut => {
+            tracing::debug!(store = %store.display(), "no mirror render turn; rendering without one");
+            None
+        }
+    }
+}
+
+/// The file turns of `store` are taken on, beside the file SQLite opens (a
+/// store reached through a symbolic link has its log, and its turns,
+/// beside the link's target).
+fn turn_file(store: &Path, suffix: &str) -> PathBuf {
+    let mut name = std::fs::canonicalize(store).unwrap_or_else(|_| store.to_path_buf()).into_os_string();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+/// How many processes' threads of this process may wait for a turn at
+/// once; more go without (a stuck turn must not pile up threads).
+const WAITING_AT_MOST: usize = 64;
+
+static WAITING: AtomicUsize = AtomicUsize::new(0);
+
+enum Waited {
+    Given(Turn),
+    /// No turn can be taken here (no file, or too many waiting).
+    NoTurn,
+    TimedOut,
+}
+
+fn wait(store: &Path, suffix: &str, patience: Duration) -> Waited {
+    let Some(file) = open_turn_file(store, suffix) else { return Waited::NoTurn };
+    match file.try_lock() {
+        Ok(()) => return Waited::Given(Turn { _file: file }),
+        Err(TryLockError::WouldBlock) => {}
+        Err(TryLockError::Error(_)) => return Waited::NoTurn,
+    }
+    if WAITING.fetch_add(1, Ordering::SeqCst) >= WAITING_AT_MOST {
+        WAITING.fetch_sub(1, Ordering::SeqCst);
+        return Waited::NoTurn;
+    }
+    // Wait on a thread, so the wait can end at `patience`; a turn that
+    // comes after this process gave up is handed straight back.
+    let (given, waiting) = mpsc::channel();
+    std::thread::spawn(move || {
+        if file.lock().is_ok() {
+            let _ = given.send(file);
+        }
+        WAITING.fetch_sub(1, Ordering::SeqCst);
+    });
+    match waiting.recv_timeout(patience) {
+        Ok(file) => Waited::Given(Turn { _file: file }),
+        // The lock could not be taken at all.
+        Err(RecvTimeoutError::Disconnected) => Waited::NoTurn,
+        Err(RecvTimeoutError::Timeout) => Waited::TimedOut,
+    }
+}
+
+/// The turn file, opened without following a link or blocking on a FIFO,
+/// and only when it is a regular file of the store's owner: a file someone
+/// else made there could otherwise be locked forever to stop every write.
+fn open_turn_file(store: &Path, suffix: &str) -> Option<File> {
+    let owner = std::fs::metadata(store).ok()?.uid();
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(turn_file(store, suffix))
+        .ok()?;
+    let meta = file.metadata().ok()?;
+    (meta.is_file() && meta.uid() == owner).then_some(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Instant;
+
+    use super::*;
+
+    #[test]
+    fn a_second_render_turn_waits_for_the_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("store.db");
+        std::fs::write(&store, "").unwrap();
+        let first = take_render(&store);
+        assert!(first.is_some());
+        assert!(dir.path().join("store.db-mirror.lock").is_file());
+        let waited = std::thread::spawn(move || {
+            let started = Instant::now();
+            let second = take_render(&store);
+            (second.is_some(), started.elapsed())
+        });
+        std::thread::sleep(Duration::from_millis(50));
+        drop(first);
+        let (held, elapsed) = waited.join().unwrap();
+        assert!(held && elapsed >= Duration::from_millis(40), "{elapsed:?}");
+    }
+}
