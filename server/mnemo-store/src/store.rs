@@ -168,7 +168,12 @@ impl Store {
     /// Run `f` holding the store's write lock (one IMMEDIATE transaction) without
     /// bumping the epoch: for bookkeeping that several processes must not
     /// interleave, such as putting the mirror file in place and recording its epoch.
+    /// It waits its turn among the writers (`turns.rs`), as a write does.
     pub(crate) fn exclusively<T, E: From<StoreError>>(&self, f: impl FnOnce(&Store) -> Result<T, E>) -> Result<T, E> {
+        let _turn = match self.conn.is_autocommit() && self.shared.is_none() {
+            true => crate::turns::take_write(&self.path)?,
+            false => None,
+        };
         self.in_transaction(TransactionBehavior::Immediate, f)
     }
 
@@ -193,9 +198,6 @@ impl Store {
         self.listeners.push(Box::new(listener));
     }
 
-    /// **The one write path.** Runs `f` in one IMMEDIATE transaction; if it
-    /// wrote anything, bumps the epoch in the same transaction, commits, then
-    /// notifies the listeners. An error rolls everything back.
     /// Whether the file has table `name` (tables made on first use, such as the vectors').
     pub(crate) fn has_table(&self, name: &str) -> Result<bool, StoreError> {
         let sql = "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') AND name = ?1)";
@@ -207,6 +209,9 @@ impl Store {
         self.person = person;
     }
 
+    /// **The one write path.** Runs `f` in one IMMEDIATE transaction; if it
+    /// wrote anything, bumps the epoch in the same transaction, commits, then
+    /// notifies the listeners. An error rolls everything back.
     pub fn write<T>(&mut self, f: impl FnOnce(&mut Writer<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
         if self.shared.is_some() {
             return crate::postgres::blocking(|| self.write_shared(f));

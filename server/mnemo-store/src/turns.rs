@@ -9,11 +9,13 @@
 //!   millisecond to fail once more, and those wake-ups took the CPU the
 //!   writer holding the lock needed. A turn not given within
 //!   [`BUSY_TIMEOUT`] is the same "locked" error the busy handler gives.
-//! - **Rendering the mirror** (`<store>-mirror.lock`, [`take_render`]): one
-//!   process renders at a time, so a burst of writes from many processes
-//!   costs a few renders, not one each (`mirror::keep_current`). Only an
-//!   economy: publishing stays correct without it, so a turn not given
-//!   within [`RENDER_PATIENCE`] is rendered without.
+//! - **Rendering the mirror** (`<store>-mirror.lock`, [`try_render`]): one
+//!   process renders at a time, and a process that finds the turn taken
+//!   does not wait: the holder looks again when it is done, and renders
+//!   what was written meanwhile (`mirror::keep_current`), so a burst of
+//!   writes from many processes costs a few renders, and no writer waits
+//!   for another's render. Only an economy: publishing stays correct
+//!   without it.
 //!
 //! Without the file (a read-only directory; a link, a FIFO or someone
 //! else's file in its place) there is no turn: writers fall back to the busy
@@ -33,8 +35,6 @@ use crate::store::BUSY_TIMEOUT;
 pub(crate) const WRITE_SUFFIX: &str = "-writers";
 /// What the mirror renderers' turn file adds to the store's name.
 pub(crate) const RENDER_SUFFIX: &str = "-mirror.lock";
-/// How long a process waits for another's render before rendering anyway.
-const RENDER_PATIENCE: Duration = Duration::from_secs(10);
 
 /// A turn: held until dropped.
 #[derive(Debug)]
@@ -53,15 +53,23 @@ pub(crate) fn take_write(store: &Path) -> Result<Option<Turn>, StoreError> {
     }
 }
 
-/// Wait for a turn to render the mirror of `store`; `None` when there is
-/// no turn to take or another process held it too long (render anyway).
-pub(crate) fn take_render(store: &Path) -> Option<Turn> {
-    match wait(store, RENDER_SUFFIX, RENDER_PATIENCE) {
-        Waited::Given(turn) => Some(turn),
-        Waited::NoTurn | Waited::TimedOut => {
-            tracing::debug!(store = %store.display(), "no mirror render turn; rendering without one");
-            None
-        }
+/// Whether this process may render the mirror of `store` now.
+#[derive(Debug)]
+pub(crate) enum RenderTurn {
+    Taken(Turn),
+    /// Another process is rendering.
+    Held,
+    /// There is no turn to take here: render without one.
+    Unavailable,
+}
+
+/// Take the turn to render the mirror of `store`, without waiting.
+pub(crate) fn try_render(store: &Path) -> RenderTurn {
+    let Some(file) = open_turn_file(store, RENDER_SUFFIX) else { return RenderTurn::Unavailable };
+    match file.try_lock() {
+        Ok(()) => RenderTurn::Taken(Turn { _file: file }),
+        Err(TryLockError::WouldBlock) => RenderTurn::Held,
+        Err(TryLockError::Error(_)) => RenderTurn::Unavailable,
     }
 }
 
@@ -135,26 +143,21 @@ fn open_turn_file(store: &Path, suffix: &str) -> Option<File> {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Instant;
-
     use super::*;
 
     #[test]
-    fn a_second_render_turn_waits_for_the_first() {
+    fn a_render_turn_is_taken_by_one_process_at_a_time_without_waiting() {
         let dir = tempfile::tempdir().unwrap();
         let store = dir.path().join("store.db");
         std::fs::write(&store, "").unwrap();
-        let first = take_render(&store);
-        assert!(first.is_some());
+        let first = try_render(&store);
+        assert!(matches!(first, RenderTurn::Taken(_)));
         assert!(dir.path().join("store.db-mirror.lock").is_file());
-        let waited = std::thread::spawn(move || {
-            let started = Instant::now();
-            let second = take_render(&store);
-            (second.is_some(), started.elapsed())
-        });
-        std::thread::sleep(Duration::from_millis(50));
+        assert!(matches!(try_render(&store), RenderTurn::Held));
         drop(first);
-        let (held, elapsed) = waited.join().unwrap();
-        assert!(held && elapsed >= Duration::from_millis(40), "{elapsed:?}");
+        assert!(matches!(try_render(&store), RenderTurn::Taken(_)));
+        std::fs::remove_file(dir.path().join("store.db-mirror.lock")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("elsewhere"), dir.path().join("store.db-mirror.lock")).unwrap();
+        assert!(matches!(try_render(&store), RenderTurn::Unavailable), "a link is not followed");
     }
 }

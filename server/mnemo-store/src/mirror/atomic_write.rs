@@ -33,6 +33,12 @@ impl StagedFile {
         if current.is_ok_and(|current| current == bytes) {
             return Ok(None);
         }
+        StagedFile::stage_over(path, bytes, mode)
+    }
+
+    /// [`StagedFile::stage`] without reading the file first, for a caller
+    /// that knows it holds other bytes (the mirror's recorded digest says so).
+    pub fn stage_over(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<Option<StagedFile>> {
         static SEQUENCE: AtomicU64 = AtomicU64::new(0);
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         remove_abandoned(path, &name, SystemTime::now());

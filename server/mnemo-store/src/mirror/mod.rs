@@ -19,6 +19,7 @@ use rusqlite::OptionalExtension;
 use crate::document::{DocumentKind, RenderedDocument, render_workspace_from};
 use crate::error::StoreError;
 use crate::store::Store;
+use crate::turns::RenderTurn;
 use crate::workspace::Workspace;
 pub use atomic_write::{StagedFile, write_atomically};
 
@@ -175,7 +176,15 @@ pub fn publish(
     let not_writable =
         |e: std::io::Error| MirrorError::NotWritable { path: target.path.display().to_string(), reason: e.to_string() };
     let bytes = document.text.as_bytes();
-    let staged = StagedFile::stage(&target.path, bytes, 0o444).map_err(not_writable)?;
+    let digest = seed::content_digest(bytes);
+    // The file holds what was recorded (or someone's edit): when that is not
+    // this rendering, there is no need to read it to compare.
+    let other_recorded = seed::recorded_content(store, target)?.is_some_and(|recorded| recorded != digest);
+    let staged = match other_recorded {
+        true => StagedFile::stage_over(&target.path, bytes, 0o444),
+        false => StagedFile::stage(&target.path, bytes, 0o444),
+    }
+    .map_err(not_writable)?;
     let outcome = |written| ExportOutcome {
         epoch: document.epoch,
         notes: document.notes,
@@ -203,7 +212,7 @@ pub fn publish(
             None => write_atomically(&target.path, bytes, 0o444),
         }
         .map_err(not_writable)?;
-        seed::record(store, target, document)?;
+        seed::record(store, target, document, &digest)?;
         if written {
             tracing::debug!(
                 path = %target.path.display(),
@@ -231,22 +240,43 @@ pub fn is_behind(store: &Store, target: &MirrorTarget) -> Result<bool, StoreErro
 
 /// The mirror-upkeep rule every process follows, after its own writes, on
 /// opening the store, and when another process's write is seen: make sure
-/// the mirror shows at least the store as it is now. Processes take turns
-/// (`turns::take_render`); one that waited usually finds the render just
-/// published already covers its write and renders nothing, so a burst of
-/// writes costs a few renders. Returns the render, if this process made one.
+/// the mirror shows at least the store as it is now. One process renders at
+/// a time (`turns::try_render`); a process that finds another rendering
+/// leaves its write to that one and returns at once, because a renderer
+/// looks again after giving its turn back and renders what was written
+/// meanwhile — unless another process took the turn, and with it the same
+/// duty. So every write is shown by some render that began after it
+/// committed, a burst of writes costs a few renders, and no writer waits
+/// for another's render. Returns this process's last render, if it made one.
 pub fn keep_current(store: &Store, target: &MirrorTarget) -> Result<Option<ExportOutcome>, MirrorError> {
-    let wanted = store.epoch()?;
-    if shows_at_least(store, target, wanted)? {
-        return Ok(None);
+    let mut rendered = None;
+    loop {
+        let wanted = store.epoch()?;
+        if shows_at_least(store, target, wanted)? {
+            return Ok(rendered);
+        }
+        let turn = match crate::turns::try_render(store.path()) {
+            RenderTurn::Taken(turn) => turn,
+            RenderTurn::Held => {
+                tracing::debug!(path = %target.path.display(), wanted, "mirror left to the process rendering it");
+                return Ok(rendered);
+            }
+            // Without turns, each process renders after its own writes.
+            RenderTurn::Unavailable => return export(store, target).map(Some),
+        };
+        rendered = Some(export(store, target)?);
+        drop(turn);
+        if shows_at_least(store, target, store.epoch()?)? {
+            return Ok(rendered);
+        }
+        // Written while this process rendered: a pause in which a writer of
+        // another process may take the turn (and this duty) over.
+        std::thread::sleep(HAND_OVER);
     }
-    let _turn = crate::turns::take_render(store.path());
-    if shows_at_least(store, target, wanted)? {
-        tracing::debug!(path = %target.path.display(), wanted, "mirror skipped: another process's render covers this write");
-        return Ok(None);
-    }
-    export(store, target).map(Some)
 }
+
+/// How long a renderer that is behind again lets others take the turn.
+const HAND_OVER: std::time::Duration = std::time::Duration::from_millis(1);
 
 /// Whether the mirror file exists and was rendered at `epoch` or later.
 fn shows_at_least(store: &Store, target: &MirrorTarget, epoch: i64) -> Result<bool, StoreError> {

@@ -27,13 +27,28 @@ use crate::render_cache::{Marks, Seed};
 use crate::store::Store;
 
 /// The length and SHA-256 of a mirror's bytes, as recorded.
-fn content_digest(bytes: &[u8]) -> String {
+pub(super) fn content_digest(bytes: &[u8]) -> String {
     format!("{}:{}", bytes.len(), hex(Sha256::digest(bytes)))
 }
 
-/// Record `document` as what the mirror file of `target` now holds (under
-/// the caller's write lock).
-pub(super) fn record(store: &Store, target: &MirrorTarget, document: &RenderedDocument) -> Result<(), StoreError> {
+/// What was last recorded as the content of the mirror file of `target`.
+pub(super) fn recorded_content(store: &Store, target: &MirrorTarget) -> Result<Option<String>, StoreError> {
+    Ok(store
+        .conn
+        .prepare_cached("SELECT content FROM mirror_exports WHERE workspace = ?1 AND path = ?2")?
+        .query_row([&target.workspace.id, &target.relative], |r| r.get(0))
+        .optional()?
+        .flatten())
+}
+
+/// Record `document`, whose [`content_digest`] is `digest`, as what the
+/// mirror file of `target` now holds (under the caller's write lock).
+pub(super) fn record(
+    store: &Store,
+    target: &MirrorTarget,
+    document: &RenderedDocument,
+    digest: &str,
+) -> Result<(), StoreError> {
     store.conn.execute(
         "INSERT INTO mirror_exports (workspace, path, epoch, content, marks) VALUES (?1, ?2, ?3, ?4, ?5)
          ON CONFLICT (workspace, path) DO UPDATE SET epoch = excluded.epoch, content = excluded.content, marks = excluded.marks",
@@ -41,7 +56,7 @@ pub(super) fn record(store: &Store, target: &MirrorTarget, document: &RenderedDo
             target.workspace.id,
             target.relative,
             document.epoch,
-            content_digest(document.text.as_bytes()),
+            digest,
             document.marks.encode()
         ],
     )?;
