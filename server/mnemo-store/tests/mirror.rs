@@ -14,7 +14,7 @@ use expect_test::expect_file;
 use mnemo_core::{Actor, Anchor, EventData, EventKind, Kind, NewNote, Priority, Provenance, Timestamp};
 use mnemo_store::document::{DocumentKind, render_workspace};
 use mnemo_store::mirror::sync::{MirrorEvent, MirrorSync};
-use mnemo_store::mirror::{MirrorError, MirrorTarget, export, is_behind, publish};
+use mnemo_store::mirror::{MirrorError, MirrorTarget, export, is_behind, keep_current, publish};
 use mnemo_store::workspace::Workspace;
 use mnemo_store::{Scope, Store};
 
@@ -276,6 +276,29 @@ fn an_export_brings_the_file_it_published_up_to_date_unless_someone_changed_it()
     assert!(forgotten.written && !forgotten.brought_up_to_date);
     assert_eq!(file(), mirror_text(&f));
     assert!(!file().contains("a new gotcha"));
+}
+
+#[test]
+fn a_writer_that_finds_another_rendering_leaves_its_write_to_it_without_waiting() {
+    if backend::on_postgres() {
+        return; // the turn file sits beside a store file
+    }
+    let mut f = fixture();
+    let target = MirrorTarget::resolve(&f.workspace, std::path::Path::new("MEMORY.md")).unwrap();
+    assert!(keep_current(&f.store, &target).unwrap().is_some(), "behind: rendered");
+    assert!(keep_current(&f.store, &target).unwrap().is_none(), "current: nothing to do");
+    // Another process holds the turn (it is rendering).
+    let turn = std::fs::File::open(f.store_path.with_file_name("memory.db-mirror.lock")).unwrap();
+    turn.lock().unwrap();
+    populate(&mut f);
+    let started = std::time::Instant::now();
+    assert!(keep_current(&f.store, &target).unwrap().is_none(), "left to the process rendering");
+    assert!(started.elapsed() < Duration::from_secs(1), "did not wait: {:?}", started.elapsed());
+    assert!(is_behind(&f.store, &target).unwrap());
+    drop(turn);
+    // The holder looks again when done; here, the next upkeep renders.
+    assert!(keep_current(&f.store, &target).unwrap().is_some());
+    assert_eq!(std::fs::read_to_string(&target.path).unwrap(), mirror_text(&f));
 }
 
 #[test]
