@@ -60,7 +60,7 @@ pub(crate) fn render_workspace_from(
             DocumentKind::Checkout => Flavour::Checkout { workspace: workspace.id.clone(), epoch },
         };
         let name = workspace.display_name();
-        let seed = || seed(store).filter(|_| store.shared.is_none());
+        let seed = || store.shared.is_none().then(|| seed(store)).flatten();
         if let Some((text, notes)) = render_cache::render_from_kept(store, &workspace.id, &flavour, name, &marks, seed)?
         {
             return Ok(RenderedDocument { text, epoch, notes, brought_up_to_date: true, marks });

@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use rusqlite::OptionalExtension;
 
-use mnemo_core::memory_md::{Entry, Flavour, assemble, entry_text};
+use mnemo_core::memory_md::{Entry, Flavour, LAYOUT_VERSION, assemble, entry_text};
 use mnemo_core::{Kind, NoteId, NoteView};
 
 use crate::error::StoreError;
@@ -72,14 +72,17 @@ pub(crate) struct Marks {
 }
 
 impl Marks {
-    /// One line that [`Marks::decode`] reads back (stored beside a mirror).
+    /// One line that [`Marks::decode`] reads back (stored beside a mirror),
+    /// with the renderer's [`LAYOUT_VERSION`]: marks of another version's
+    /// rendering do not decode.
     pub(crate) fn encode(&self) -> String {
         let Marks { last_event, link, forgotten, moves, aliases } = self;
-        format!("{last_event} {forgotten} {moves} {aliases} {}", link.as_deref().unwrap_or("-"))
+        let link = link.as_deref().unwrap_or("-");
+        format!("v{LAYOUT_VERSION} {last_event} {forgotten} {moves} {aliases} {link}")
     }
 
     pub(crate) fn decode(line: &str) -> Option<Marks> {
-        let mut words = line.split(' ');
+        let mut words = line.strip_prefix(&format!("v{LAYOUT_VERSION} "))?.split(' ');
         let mut number = || words.next()?.parse().ok();
         let (last_event, forgotten, moves, aliases) = (number()?, number()?, number()?, number()?);
         let link = match words.next()? {
@@ -126,6 +129,26 @@ fn link_at(store: &Store, event: i64) -> Result<Option<String>, StoreError> {
         .prepare_cached("SELECT hash FROM event_chain WHERE event_id = ?1")?
         .query_row([event], |r| r.get(0))
         .optional()?)
+}
+
+/// Whether `workspace`'s rendering could differ from one made when the
+/// store showed `then`: an event on one of its notes since, or a mark that
+/// moved (a forget, a move, an alias; another history).
+pub(crate) fn changed_since(store: &Store, workspace: &str, then: &Marks) -> Result<bool, StoreError> {
+    let now = marks(store)?;
+    if now == *then {
+        return Ok(false);
+    }
+    let same_history = Marks { last_event: then.last_event, link: then.link.clone(), ..now.clone() } == *then
+        && link_at(store, then.last_event)? == then.link;
+    if !same_history || now.last_event < then.last_event {
+        return Ok(true);
+    }
+    let sql = format!(
+        "SELECT EXISTS (SELECT 1 FROM events e JOIN notes ON notes.id = e.note_id WHERE e.id > ?1 AND {})",
+        crate::workspace::born_in("notes.workspace", "?2")
+    );
+    Ok(store.conn.prepare_cached(&sql)?.query_row(rusqlite::params![then.last_event, workspace], |r| r.get(0))?)
 }
 
 /// How many notes `workspace` holds now: what the kept entries must number

@@ -9,8 +9,9 @@
 //!   millisecond to fail once more, and those wake-ups took the CPU the
 //!   writer holding the lock needed. A turn not given within
 //!   [`BUSY_TIMEOUT`] is the same "locked" error the busy handler gives.
-//! - **Rendering the mirror** (`<store>-mirror.lock`, [`try_render`]): one
-//!   process renders at a time, and a process that finds the turn taken
+//! - **Rendering a mirror** (`<store>-mirror-<key>.lock`, one per mirror
+//!   file, [`try_render`]): one process renders it at a time, and a
+//!   process that finds the turn taken
 //!   does not wait: the holder looks again when it is done, and renders
 //!   what was written meanwhile (`mirror::keep_current`), so a burst of
 //!   writes from many processes costs a few renders, and no writer waits
@@ -33,8 +34,10 @@ use crate::store::BUSY_TIMEOUT;
 
 /// What the writers' turn file adds to the store's name.
 pub(crate) const WRITE_SUFFIX: &str = "-writers";
-/// What the mirror renderers' turn file adds to the store's name.
-pub(crate) const RENDER_SUFFIX: &str = "-mirror.lock";
+/// What a mirror renderers' turn file adds to the store's name, around
+/// the key of the mirror ([`try_render`]).
+const RENDER_PREFIX: &str = "-mirror-";
+const RENDER_EXTENSION: &str = ".lock";
 
 /// A turn: held until dropped.
 #[derive(Debug)]
@@ -63,13 +66,29 @@ pub(crate) enum RenderTurn {
     Unavailable,
 }
 
-/// Take the turn to render the mirror of `store`, without waiting.
-pub(crate) fn try_render(store: &Path) -> RenderTurn {
-    let Some(file) = open_turn_file(store, RENDER_SUFFIX) else { return RenderTurn::Unavailable };
+/// Take the turn to render the mirror `key` names (one mirror file of one
+/// workspace) of `store`, without waiting.
+pub(crate) fn try_render(store: &Path, key: &str) -> RenderTurn {
+    let suffix = format!("{RENDER_PREFIX}{key}{RENDER_EXTENSION}");
+    let Some(file) = open_turn_file(store, &suffix) else { return RenderTurn::Unavailable };
     match file.try_lock() {
         Ok(()) => RenderTurn::Taken(Turn { _file: file }),
         Err(TryLockError::WouldBlock) => RenderTurn::Held,
         Err(TryLockError::Error(_)) => RenderTurn::Unavailable,
+    }
+}
+
+/// Remove the turn files beside the store file at `path` (a replica made
+/// again, a temporary copy done with).
+pub(crate) fn remove_files(path: &Path) {
+    let _ = std::fs::remove_file(turn_file(path, WRITE_SUFFIX));
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else { return };
+    let prefix = format!("{}{RENDER_PREFIX}", name.to_string_lossy());
+    for entry in std::fs::read_dir(dir).into_iter().flatten().filter_map(Result::ok) {
+        let file = entry.file_name().to_string_lossy().into_owned();
+        if file.starts_with(&prefix) && file.ends_with(RENDER_EXTENSION) {
+            let _ = std::fs::remove_file(entry.path());
+        }
     }
 }
 
@@ -150,14 +169,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = dir.path().join("store.db");
         std::fs::write(&store, "").unwrap();
-        let first = try_render(&store);
+        let first = try_render(&store, "a");
         assert!(matches!(first, RenderTurn::Taken(_)));
-        assert!(dir.path().join("store.db-mirror.lock").is_file());
-        assert!(matches!(try_render(&store), RenderTurn::Held));
+        assert!(dir.path().join("store.db-mirror-a.lock").is_file());
+        assert!(matches!(try_render(&store, "a"), RenderTurn::Held));
+        assert!(matches!(try_render(&store, "b"), RenderTurn::Taken(_)), "another mirror's turn is its own");
         drop(first);
-        assert!(matches!(try_render(&store), RenderTurn::Taken(_)));
-        std::fs::remove_file(dir.path().join("store.db-mirror.lock")).unwrap();
-        std::os::unix::fs::symlink(dir.path().join("elsewhere"), dir.path().join("store.db-mirror.lock")).unwrap();
-        assert!(matches!(try_render(&store), RenderTurn::Unavailable), "a link is not followed");
+        assert!(matches!(try_render(&store, "a"), RenderTurn::Taken(_)));
+        std::fs::remove_file(dir.path().join("store.db-mirror-a.lock")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("elsewhere"), dir.path().join("store.db-mirror-a.lock")).unwrap();
+        assert!(matches!(try_render(&store, "a"), RenderTurn::Unavailable), "a link is not followed");
+        remove_files(&store);
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left, ["store.db"], "the turn files are removed with the store's");
     }
 }

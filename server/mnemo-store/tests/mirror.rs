@@ -287,8 +287,13 @@ fn a_writer_that_finds_another_rendering_leaves_its_write_to_it_without_waiting(
     let target = MirrorTarget::resolve(&f.workspace, std::path::Path::new("MEMORY.md")).unwrap();
     assert!(keep_current(&f.store, &target).unwrap().is_some(), "behind: rendered");
     assert!(keep_current(&f.store, &target).unwrap().is_none(), "current: nothing to do");
-    // Another process holds the turn (it is rendering).
-    let turn = std::fs::File::open(f.store_path.with_file_name("memory.db-mirror.lock")).unwrap();
+    // Another process holds this mirror's turn (it is rendering).
+    let turn_file = std::fs::read_dir(f.store_path.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains("memory.db-mirror-") && p.to_string_lossy().ends_with(".lock"))
+        .expect("the render turn's file beside the store");
+    let turn = std::fs::File::open(turn_file).unwrap();
     turn.lock().unwrap();
     populate(&mut f);
     let started = std::time::Instant::now();

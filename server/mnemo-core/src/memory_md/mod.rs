@@ -12,7 +12,7 @@ pub(crate) use parse::leading_id;
 pub use parse::{
     Diagnostic, ParsedCheckout, ParsedEntry, Severity, parse_checkout, parse_mirror_entries, split_marker,
 };
-pub use render::{assemble, entries_of, entry_text, laid_out_entries, render, render_views};
+pub use render::{LAYOUT_VERSION, assemble, entries_of, entry_text, laid_out_entries, render, render_views};
 
 use crate::lifecycle::Status;
 use crate::model::{Kind, NoteId, NoteView, Priority};

@@ -37,6 +37,13 @@ pub fn render(flavour: &Flavour, display_name: &str, entries: &[Entry]) -> Strin
     layout(flavour, display_name, sorted.into_iter().map(|e| (e.kind, e)), size, render_entry)
 }
 
+/// The version of what [`entry_text`] writes for a note and [`layout`]
+/// around it: raise it with any change to either (the golden mirror of
+/// `mnemo-store/tests/golden/mirror.md` changes with them). A mirror
+/// published at another version is never brought up to date entry by
+/// entry, so a new mnemo never keeps an old one's entries.
+pub const LAYOUT_VERSION: u32 = 1;
+
 /// One entry as a document shows it, without the blank line before it.
 pub fn entry_text(entry: &Entry) -> String {
     let mut out = String::with_capacity(entry.title.len() + entry.body.len() + 64 + entry.anchors.len() * 80);

@@ -18,6 +18,7 @@ use rusqlite::OptionalExtension;
 
 use crate::document::{DocumentKind, RenderedDocument, render_workspace_from};
 use crate::error::StoreError;
+use crate::render_cache;
 use crate::store::Store;
 use crate::turns::RenderTurn;
 use crate::workspace::Workspace;
@@ -155,9 +156,13 @@ pub struct ExportOutcome {
 /// Render and write the mirror, then record the epoch it shows. The
 /// rendering starts from the file itself when it is what was published.
 pub fn export(store: &Store, target: &MirrorTarget) -> Result<ExportOutcome, MirrorError> {
-    let document =
-        render_workspace_from(store, &target.workspace, DocumentKind::Mirror, |store| seed::read(store, target))?;
-    publish(store, target, &document)
+    publish(store, target, &render(store, target)?)
+}
+
+/// The mirror of `target` rendered, from the file itself when it is what
+/// was published.
+fn render(store: &Store, target: &MirrorTarget) -> Result<RenderedDocument, StoreError> {
+    render_workspace_from(store, &target.workspace, DocumentKind::Mirror, |store| seed::read(store, target))
 }
 
 /// Write `document` (a mirror rendered from `store`, maybe by a process that
@@ -178,7 +183,9 @@ pub fn publish(
     let bytes = document.text.as_bytes();
     let digest = seed::content_digest(bytes);
     // The file holds what was recorded (or someone's edit): when that is not
-    // this rendering, there is no need to read it to compare.
+    // this rendering, there is no need to read it to compare. (A record
+    // not yet committed beside a file already placed makes this rewrite
+    // the same bytes: a new mtime, nothing else.)
     let other_recorded = seed::recorded_content(store, target)?.is_some_and(|recorded| recorded != digest);
     let staged = match other_recorded {
         true => StagedFile::stage_over(&target.path, bytes, 0o444),
@@ -240,33 +247,41 @@ pub fn is_behind(store: &Store, target: &MirrorTarget) -> Result<bool, StoreErro
 
 /// The mirror-upkeep rule every process follows, after its own writes, on
 /// opening the store, and when another process's write is seen: make sure
-/// the mirror shows at least the store as it is now. One process renders at
-/// a time (`turns::try_render`); a process that finds another rendering
-/// leaves its write to that one and returns at once, because a renderer
-/// looks again after giving its turn back and renders what was written
-/// meanwhile — unless another process took the turn, and with it the same
-/// duty. So every write is shown by some render that began after it
-/// committed, a burst of writes costs a few renders, and no writer waits
-/// for another's render. Returns this process's last render, if it made one.
+/// the mirror shows at least the store as it is now. One process renders a
+/// mirror at a time (`turns::try_render`); a process that finds another
+/// rendering it leaves its write to that one and returns at once, because
+/// a renderer looks again after giving its turn back and renders again
+/// when this workspace changed meanwhile — unless another process took the
+/// turn, and with it the same duty. So every write is shown by a render
+/// begun after it committed (unless the renderer fails or is killed first:
+/// then the next command that opens the store catches the mirror up), a
+/// burst of writes costs a few renders, and no writer waits for another's
+/// render. Returns this process's last render, if it made one.
 pub fn keep_current(store: &Store, target: &MirrorTarget) -> Result<Option<ExportOutcome>, MirrorError> {
+    if shows_at_least(store, target, store.epoch()?)? {
+        return Ok(None);
+    }
+    let key = turn_key(target);
     let mut rendered = None;
     loop {
-        let wanted = store.epoch()?;
-        if shows_at_least(store, target, wanted)? {
-            return Ok(rendered);
-        }
-        let turn = match crate::turns::try_render(store.path()) {
+        let turn = match crate::turns::try_render(store.path(), &key) {
             RenderTurn::Taken(turn) => turn,
             RenderTurn::Held => {
-                tracing::debug!(path = %target.path.display(), wanted, "mirror left to the process rendering it");
+                tracing::debug!(path = %target.path.display(), "mirror left to the process rendering it");
                 return Ok(rendered);
             }
             // Without turns, each process renders after its own writes.
             RenderTurn::Unavailable => return export(store, target).map(Some),
         };
-        rendered = Some(export(store, target)?);
+        // Looked at again with the turn: another process may have just
+        // published what this one would.
+        if rendered.is_none() && shows_at_least(store, target, store.epoch()?)? {
+            return Ok(None);
+        }
+        let document = render(store, target)?;
+        rendered = Some(publish(store, target, &document)?);
         drop(turn);
-        if shows_at_least(store, target, store.epoch()?)? {
+        if !render_cache::changed_since(store, &target.workspace.id, &document.marks)? {
             return Ok(rendered);
         }
         // Written while this process rendered: a pause in which a writer of
@@ -277,6 +292,18 @@ pub fn keep_current(store: &Store, target: &MirrorTarget) -> Result<Option<Expor
 
 /// How long a renderer that is behind again lets others take the turn.
 const HAND_OVER: std::time::Duration = std::time::Duration::from_millis(1);
+
+/// The name of the render turn of `target`: one per mirror file of one
+/// workspace (a store holds many workspaces, each with its own mirror).
+fn turn_key(target: &MirrorTarget) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::new()
+        .chain_update(target.workspace.id.as_bytes())
+        .chain_update([0])
+        .chain_update(target.relative.as_bytes())
+        .finalize();
+    crate::hex::hex(&digest[..8])
+}
 
 /// Whether the mirror file exists and was rendered at `epoch` or later.
 fn shows_at_least(store: &Store, target: &MirrorTarget, epoch: i64) -> Result<bool, StoreError> {

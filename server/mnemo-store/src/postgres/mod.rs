@@ -126,7 +126,8 @@ pub fn verify(client: &mut postgres::Client) -> Result<crate::verify::VerifyRepo
         }
         Ok(report)
     })();
-    for suffix in ["", "-wal", "-shm", crate::turns::WRITE_SUFFIX, crate::turns::RENDER_SUFFIX] {
+    crate::turns::remove_files(&path);
+    for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
     }
     report

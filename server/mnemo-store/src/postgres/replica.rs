@@ -149,7 +149,8 @@ pub fn open_with_replica(url: &str, path: &Path) -> Result<Store, StoreError> {
         // Another database under this URL (dropped and made again): start over.
         store.file = None;
         drop(store);
-        for suffix in ["", "-wal", "-shm", crate::turns::WRITE_SUFFIX, crate::turns::RENDER_SUFFIX] {
+        crate::turns::remove_files(path);
+        for suffix in ["", "-wal", "-shm"] {
             let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
         }
         store = Store::open_file(path)?;
