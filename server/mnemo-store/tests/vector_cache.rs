@@ -215,6 +215,8 @@ fn a_kept_copy_of_the_vectors_finds_what_an_exact_search_finds_as_the_store_chan
     let expected: Vec<NoteId> = exact(&written, &query, 5, &Scope::All).into_iter().map(|(id, _)| id).collect();
     assert_eq!(found, expected);
     assert_eq!(mnemo_store::vector_cache::searched_kept(), before, "a small scope is not searched in the copy");
-    // Every copy was read from sqlite-vec's blocks, none through its scan.
+    // Every copy was read from sqlite-vec's blocks, none through its scan,
+    // and every vector scored exactly was read from its block.
     assert_eq!(mnemo_store::vector_cache::read_through_vec0(), 0);
+    assert_eq!(mnemo_store::vector_cache::rescored_through_vec0(), 0);
 }

@@ -52,8 +52,9 @@ const MARGIN_DEVIATIONS: f32 = 9.0;
 
 /// Scopes of fewer chunks than this are searched through sqlite-vec: its
 /// scan costs ~0.7 µs a chunk, while scoring one chunk exactly from sqlite-vec's
-/// storage costs ~100 µs (SQLite walks the 1.5 MB block's chain of overflow
-/// pages to reach it) and a search for 50 notes scores 70–100 exactly; at
+/// storage cost ~100 µs (SQLite walks the 1.5 MB block's chain of overflow
+/// pages to reach it; `blocks::VectorReader` now walks each block once per
+/// search) and a search for 50 notes scores 70–100 exactly; at
 /// 10k chunks the copy was 13.7 ms against the scan's 7.0
 /// (`benches/shared_recall.rs`), at 100k 12–30 ms against 70.
 const SEARCHED_FROM_CHUNKS: usize = 25_000;
@@ -70,8 +71,17 @@ static LOADED: AtomicU64 = AtomicU64::new(0);
 /// How many copies this process read through vec0's scan because
 /// sqlite-vec's blocks did not read as expected (`blocks.rs`).
 static READ_THROUGH_VEC0: AtomicU64 = AtomicU64::new(0);
+/// How many vectors this process scored exactly through vec0's lookup
+/// because their place in sqlite-vec's blocks was not found (`blocks.rs`).
+static RESCORED_THROUGH_VEC0: AtomicU64 = AtomicU64::new(0);
 /// The kept copies, the most recently used last.
 static KEPT: Mutex<Vec<Kept>> = Mutex::new(Vec::new());
+
+/// How many vectors this process scored exactly through vec0's lookup
+/// rather than from sqlite-vec's blocks.
+pub fn rescored_through_vec0() -> u64 {
+    RESCORED_THROUGH_VEC0.load(Ordering::Relaxed)
+}
 
 /// Keep a compact copy of each store's vectors for this process's searches
 /// of scopes of [`SEARCHED_FROM_CHUNKS`] chunks or more.
@@ -438,6 +448,10 @@ impl Kept {
         let mut through_vec0 = store
             .conn
             .prepare_cached("SELECT vec_distance_cosine(embedding, ?1) FROM note_vectors WHERE rowid = ?2")?;
+        // The same distance function on the same bytes, read from the block.
+        let mut between = store.conn.prepare_cached("SELECT vec_distance_cosine(?2, ?1)")?;
+        let mut vectors = blocks::VectorReader::new(store, dims);
+        let mut stored = Vec::new();
         let mut found: Vec<(f32, NoteId)> = Vec::new();
         // Each note's best exact distance so far, for the `k`th note's.
         let mut notes: Vec<(NoteId, f32)> = Vec::new();
@@ -455,8 +469,13 @@ impl Kept {
                 break;
             }
             let chunk = self.chunks[index];
-            let distance: Option<f32> =
-                through_vec0.query_row(rusqlite::params![blob, chunk.rowid], |r| r.get(0)).optional()?;
+            let distance: Option<f32> = match vectors.read(chunk.rowid, &mut stored) {
+                Some(()) => Some(between.query_row(rusqlite::params![blob, stored], |r| r.get(0))?),
+                None => {
+                    RESCORED_THROUGH_VEC0.fetch_add(1, Ordering::Relaxed);
+                    through_vec0.query_row(rusqlite::params![blob, chunk.rowid], |r| r.get(0)).optional()?
+                }
+            };
             let Some(distance) = distance else { continue };
             found.push((distance, chunk.note));
             match notes.iter_mut().find(|(id, _)| *id == chunk.note) {
