@@ -20,16 +20,23 @@ pub const MALFORMED: &str = "mnemo/malformedMessage";
 /// A header block longer than this without its blank line is not a header.
 const MAX_HEADER: usize = 8 * 1024;
 
+/// Buffers grown past this by a large message (a 20 MB mirror opened at
+/// 100k notes) are given back once emptied, not kept for the session.
+const KEPT_CAPACITY: usize = 64 * 1024;
+
 pub struct WellFormed<R> {
     inner: R,
+    /// Bytes read, not yet a whole frame.
     raw: Vec<u8>,
+    /// Checked frames; `out[sent..]` not yet passed on.
     out: Vec<u8>,
+    sent: usize,
     ended: bool,
 }
 
 impl<R> WellFormed<R> {
     pub fn new(inner: R) -> WellFormed<R> {
-        WellFormed { inner, raw: Vec::new(), out: Vec::new(), ended: false }
+        WellFormed { inner, raw: Vec::new(), out: Vec::new(), sent: 0, ended: false }
     }
 
     /// Move every complete frame of `raw` to `out`, checked.
@@ -62,25 +69,37 @@ impl<R> WellFormed<R> {
             if self.raw.len() < body_start + length {
                 return;
             }
-            let body: Vec<u8> = self.raw[body_start..body_start + length].to_vec();
-            self.raw.drain(..body_start + length);
-            if serde_json::from_slice::<Request>(&body).is_ok() || serde_json::from_slice::<Response>(&body).is_ok() {
-                self.push_frame(&body);
+            let body = &self.raw[body_start..body_start + length];
+            if serde_json::from_slice::<Request>(body).is_ok() || serde_json::from_slice::<Response>(body).is_ok() {
+                push_frame(&mut self.out, body);
             } else {
-                let shown: String = String::from_utf8_lossy(&body).chars().take(80).collect();
+                let shown: String = String::from_utf8_lossy(body).chars().take(80).collect();
                 self.push_malformed(&format!("a message that is not JSON-RPC 2.0 was ignored: {shown}"));
             }
+            self.raw.drain(..body_start + length);
+            give_back_if_grown(&mut self.raw);
         }
     }
 
     fn push_frame(&mut self, body: &[u8]) {
-        self.out.extend_from_slice(format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes());
-        self.out.extend_from_slice(body);
+        push_frame(&mut self.out, body);
     }
 
     fn push_malformed(&mut self, reason: &str) {
         let body = serde_json::json!({ "jsonrpc": "2.0", "method": MALFORMED, "params": { "reason": reason } });
         self.push_frame(body.to_string().as_bytes());
+    }
+}
+
+fn push_frame(out: &mut Vec<u8>, body: &[u8]) {
+    out.extend_from_slice(format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes());
+    out.extend_from_slice(body);
+}
+
+/// Give a buffer's memory back once a large message has gone through it.
+fn give_back_if_grown(buffer: &mut Vec<u8>) {
+    if buffer.capacity() > KEPT_CAPACITY && buffer.len() <= KEPT_CAPACITY / 2 {
+        buffer.shrink_to(KEPT_CAPACITY);
     }
 }
 
@@ -104,10 +123,17 @@ impl<R: AsyncRead + Unpin> AsyncRead for WellFormed<R> {
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
         let this = self.get_mut();
         loop {
-            if !this.out.is_empty() {
-                let n = this.out.len().min(buf.remaining());
-                buf.put_slice(&this.out[..n]);
-                this.out.drain(..n);
+            if this.sent < this.out.len() {
+                // Passed on from a cursor: draining the front of a 20 MB
+                // frame at each read would move the rest every time.
+                let n = (this.out.len() - this.sent).min(buf.remaining());
+                buf.put_slice(&this.out[this.sent..this.sent + n]);
+                this.sent += n;
+                if this.sent == this.out.len() {
+                    this.out.clear();
+                    this.sent = 0;
+                    give_back_if_grown(&mut this.out);
+                }
                 return Poll::Ready(Ok(()));
             }
             if this.ended {
