@@ -36,10 +36,6 @@ pub struct Document {
     pub text: Rope,
     pub version: i32,
     pub kind: DocumentKind,
-    /// The version and fingerprint of the diagnostics last published from
-    /// here: the same ones again are not sent (at 100k notes, 54,000 of
-    /// them became a 100 MB JSON tree in the protocol library each time).
-    published: Option<(i32, u64)>,
 }
 
 impl Document {
@@ -51,7 +47,7 @@ impl Document {
         } else {
             DocumentKind::Source
         };
-        Document { text: Rope::from_str(text), version, kind, published: None }
+        Document { text: Rope::from_str(text), version, kind }
     }
 
     fn apply(&mut self, change: TextDocumentContentChangeEvent) {
@@ -145,22 +141,18 @@ impl OpenDocuments {
 
     /// Apply one event; returns what is to be done about it.
     pub fn apply(&mut self, event: DocumentEvent, inputs: &Inputs) -> Vec<Effect> {
-        let publish = |uri: &Uri, doc: &mut Document| -> Option<Effect> {
-            let diagnostics = diagnostics(uri, doc, None, inputs.drift);
-            let published = Some((doc.version, fingerprint(&diagnostics)));
-            if doc.published == published {
-                return None;
-            }
-            doc.published = published;
-            Some(Effect::Publish { uri: uri.clone(), diagnostics, version: Some(doc.version) })
+        let publish = |uri: &Uri, doc: &Document| Effect::Publish {
+            uri: uri.clone(),
+            diagnostics: diagnostics(uri, doc, None, inputs.drift),
+            version: Some(doc.version),
         };
         match event {
             DocumentEvent::Opened { uri, text, version } => {
-                let mut doc = Document::new(&uri, &text, version);
+                let doc = Document::new(&uri, &text, version);
                 // The text is in the rope now: freed before the diagnostics
                 // parse it again (20 MB each for a mirror of 100k notes).
                 drop(text);
-                let mut effects: Vec<Effect> = publish(&uri, &mut doc).into_iter().collect();
+                let mut effects = vec![publish(&uri, &doc)];
                 if doc.kind == DocumentKind::Checkout {
                     effects.push(Effect::Preview { uri: uri.clone(), version, after: Duration::ZERO });
                 }
@@ -175,7 +167,7 @@ impl OpenDocuments {
                         // Published with the preview, so conflicts do not flicker.
                         vec![Effect::Preview { uri, version, after: inputs.pause }]
                     } else {
-                        publish(&uri, doc).into_iter().collect()
+                        vec![publish(&uri, doc)]
                     }
                 }
                 // An old version (or a document never opened) changes nothing.
@@ -185,8 +177,7 @@ impl OpenDocuments {
                 Some(doc) if doc.text != text.as_str() => {
                     doc.text = Rope::from_str(&text);
                     drop(text);
-                    doc.published = None;
-                    publish(&uri, doc).into_iter().collect()
+                    vec![publish(&uri, doc)]
                 }
                 _ => Vec::new(),
             },
@@ -198,7 +189,7 @@ impl OpenDocuments {
                     effects.push(Effect::RefreshLenses { code_lens, inlay_hints });
                 }
                 let mut previews = Vec::new();
-                for (uri, doc) in &mut self.open {
+                for (uri, doc) in &self.open {
                     if doc.kind == DocumentKind::Checkout {
                         previews.push(Effect::Preview {
                             uri: uri.clone(),
@@ -206,7 +197,7 @@ impl OpenDocuments {
                             after: Duration::ZERO,
                         });
                     } else {
-                        effects.extend(publish(uri, doc));
+                        effects.push(publish(uri, doc));
                     }
                 }
                 effects.extend(previews);
@@ -219,22 +210,4 @@ impl OpenDocuments {
             DocumentEvent::Barrier(done) => vec![Effect::Release(done)],
         }
     }
-}
-
-/// A fingerprint of `diagnostics` as they would be sent, streamed through
-/// the serializer into a hash (no copy of the JSON is made).
-fn fingerprint(diagnostics: &[Diagnostic]) -> u64 {
-    struct Hashing(std::collections::hash_map::DefaultHasher);
-    impl std::io::Write for Hashing {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            std::hash::Hasher::write(&mut self.0, bytes);
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut hashing = Hashing(Default::default());
-    let _ = serde_json::to_writer(&mut hashing, diagnostics);
-    std::hash::Hasher::finish(&hashing.0)
 }

@@ -170,34 +170,15 @@ fn republishing_asks_for_lenses_publishes_files_and_previews_checkouts() {
         shown(&documents.apply(DocumentEvent::Republish, &lenses)),
         [
             "refresh lenses true hints false".to_string(),
-            // The file's diagnostics are what was published when it opened.
+            format!("publish {SOURCE} Some(1) []"),
             format!("preview {CHECKOUT} 3 after 0ns"),
         ]
     );
     assert_eq!(
-        apply(&mut documents, DocumentEvent::Republish),
-        [format!("preview {CHECKOUT} 3 after 0ns")],
+        apply(&mut documents, DocumentEvent::Republish)[0],
+        format!("publish {SOURCE} Some(1) []"),
         "no lens refresh for a client that does not take it"
     );
-}
-
-#[test]
-fn the_same_diagnostics_at_the_same_version_are_published_once() {
-    let mut documents = OpenDocuments::default();
-    let text = mirror_text();
-    assert_eq!(
-        apply(&mut documents, open(MIRROR, &text, 1)),
-        [format!("publish {MIRROR} Some(1) [\"#7 was revoked: done elsewhere\"]")]
-    );
-    assert!(apply(&mut documents, DocumentEvent::Republish).is_empty(), "nothing changed");
-    apply(&mut documents, open(SOURCE, "", 1));
-    let changed = text.replace("REVOKED", "STALE");
-    let reloaded = apply(&mut documents, DocumentEvent::Reloaded { uri: uri(MIRROR), text: changed });
-    assert_eq!(reloaded.len(), 1, "a text that changed is published again: {reloaded:?}");
-    assert!(apply(&mut documents, DocumentEvent::Republish).is_empty());
-    // Closed and opened again: published again, whatever was sent before.
-    apply(&mut documents, DocumentEvent::Closed { uri: uri(MIRROR) });
-    assert_eq!(apply(&mut documents, open(MIRROR, &text, 1)).len(), 1);
 }
 
 #[test]
