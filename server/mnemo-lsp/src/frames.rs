@@ -52,9 +52,12 @@ impl<R> WellFormed<R> {
             let header = String::from_utf8_lossy(&self.raw[..header_end]).into_owned();
             if !header.split("\r\n").all(is_header_line) {
                 // Bytes outside any frame (say, after a wrong Content-Length):
-                // resynchronise at the last header that starts in them.
-                let lower = header.to_ascii_lowercase();
-                if let Some(start) = lower.rfind("content-length:").filter(|i| *i > 0) {
+                // resynchronise at the last header that starts in them,
+                // found in the bytes themselves (the lossy text is longer
+                // where they are not UTF-8).
+                const LENGTH: &[u8] = b"content-length:";
+                let start = self.raw[..header_end].windows(LENGTH.len()).rposition(|w| w.eq_ignore_ascii_case(LENGTH));
+                if let Some(start) = start.filter(|i| *i > 0) {
                     self.raw.drain(..start);
                     self.push_malformed("bytes outside any frame were dropped");
                     continue;
@@ -196,6 +199,18 @@ mod tests {
         let out = through(input.as_bytes()).await;
         assert!(out.ends_with(&format!("Content-Length: {}\r\n\r\n{good}", good.len())), "{out}");
         assert!(out.contains("not JSON-RPC 2.0") && out.contains("bytes outside any frame"), "{out}");
+    }
+
+    #[tokio::test]
+    async fn bytes_that_are_not_text_before_a_frame_are_dropped_and_the_frame_passes() {
+        let good = r#"{"jsonrpc":"2.0","id":3,"method":"shutdown"}"#;
+        for junk in [1, 100] {
+            let mut input = vec![0xFFu8; junk];
+            input.extend_from_slice(format!("Content-Length: {}\r\n\r\n{good}", good.len()).as_bytes());
+            let out = through(&input).await;
+            assert!(out.contains("bytes outside any frame"), "{out}");
+            assert!(out.ends_with(&format!("Content-Length: {}\r\n\r\n{good}", good.len())), "{out}");
+        }
     }
 
     #[tokio::test]

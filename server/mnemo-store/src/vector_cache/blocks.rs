@@ -45,7 +45,9 @@ pub(super) struct VectorReader<'conn> {
     conn: &'conn rusqlite::Connection,
     /// `None` when sqlite-vec keeps no such table (another layout).
     place: Option<rusqlite::CachedStatement<'conn>>,
-    blocks: std::collections::HashMap<i64, rusqlite::blob::Blob<'conn>>,
+    /// The blocks opened so far; `None` for one that could not be opened or
+    /// does not hold whole vectors of this width (not tried again).
+    blocks: std::collections::HashMap<i64, Option<rusqlite::blob::Blob<'conn>>>,
     width: usize,
 }
 
@@ -61,13 +63,15 @@ impl<'conn> VectorReader<'conn> {
         use rusqlite::OptionalExtension;
         let (block, slot): (i64, i64) =
             self.place.as_mut()?.query_row([rowid], |r| Ok((r.get(0)?, r.get(1)?))).optional().ok()??;
-        let blob = match self.blocks.entry(block) {
-            std::collections::hash_map::Entry::Occupied(open) => open.into_mut(),
-            std::collections::hash_map::Entry::Vacant(new) => new.insert(
-                self.conn.blob_open(rusqlite::MAIN_DB, "note_vectors_vector_chunks00", "vectors", block, true).ok()?,
-            ),
-        };
-        out.resize(self.width, 0);
-        blob.read_at_exact(out, usize::try_from(slot).ok()? * self.width).ok()
+        let (conn, width) = (self.conn, self.width);
+        let blob = self.blocks.entry(block).or_insert_with(|| {
+            let blob =
+                conn.blob_open(rusqlite::MAIN_DB, "note_vectors_vector_chunks00", "vectors", block, true).ok()?;
+            (width > 0 && blob.len() % width == 0).then_some(blob)
+        });
+        let blob = blob.as_ref()?;
+        let slot = usize::try_from(slot).ok().filter(|slot| (slot + 1) * width <= blob.len())?;
+        out.resize(width, 0);
+        blob.read_at_exact(out, slot * width).ok()
     }
 }
