@@ -84,13 +84,9 @@ impl<R> WellFormed<R> {
         }
     }
 
-    fn push_frame(&mut self, body: &[u8]) {
-        push_frame(&mut self.out, body);
-    }
-
     fn push_malformed(&mut self, reason: &str) {
         let body = serde_json::json!({ "jsonrpc": "2.0", "method": MALFORMED, "params": { "reason": reason } });
-        self.push_frame(body.to_string().as_bytes());
+        push_frame(&mut self.out, body.to_string().as_bytes());
     }
 }
 

@@ -131,6 +131,14 @@ fn link_at(store: &Store, event: i64) -> Result<Option<String>, StoreError> {
         .optional()?)
 }
 
+/// Whether the store marked `now` is the one marked `then` with events
+/// added to the same log, and nothing else (no forget, move or alias):
+/// only then can a rendering be brought from `then` to `now` by the log.
+fn follows(store: &Store, then: &Marks, now: &Marks) -> Result<bool, StoreError> {
+    let only_events_moved = Marks { last_event: then.last_event, link: then.link.clone(), ..now.clone() } == *then;
+    Ok(only_events_moved && now.last_event >= then.last_event && link_at(store, then.last_event)? == then.link)
+}
+
 /// Whether `workspace`'s rendering could differ from one made when the
 /// store showed `then`: an event on one of its notes since, or a mark that
 /// moved (a forget, a move, an alias; another history).
@@ -139,9 +147,7 @@ pub(crate) fn changed_since(store: &Store, workspace: &str, then: &Marks) -> Res
     if now == *then {
         return Ok(false);
     }
-    let same_history = Marks { last_event: then.last_event, link: then.link.clone(), ..now.clone() } == *then
-        && link_at(store, then.last_event)? == then.link;
-    if !same_history || now.last_event < then.last_event {
+    if !follows(store, then, &now)? {
         return Ok(true);
     }
     let sql = format!(
@@ -216,10 +222,7 @@ pub(crate) fn render_from_kept(
 /// since. False when that cannot be done from the log (another history, a
 /// forget, a move, too many changes): then render the workspace whole.
 fn bring_up_to_date(store: &Store, workspace: &str, kept: &mut Kept, now: &Marks) -> Result<bool, StoreError> {
-    let same_history = Marks { last_event: kept.marks.last_event, link: kept.marks.link.clone(), ..now.clone() }
-        == kept.marks
-        && link_at(store, kept.marks.last_event)? == kept.marks.link;
-    if !same_history || now.last_event < kept.marks.last_event {
+    if !follows(store, &kept.marks, now)? {
         return Ok(false);
     }
     let at_most = (kept.entries.len() / CHANGED_AT_MOST_ONE_IN).max(CHANGED_AT_LEAST);
@@ -278,4 +281,22 @@ pub(crate) fn render_and_keep(
     }
     all.push(kept);
     Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marks_read_back_only_at_this_layout_version() {
+        let marks = Marks { last_event: 42, link: Some("ab12".into()), forgotten: 1, moves: 2, aliases: 3 };
+        assert_eq!(Marks::decode(&marks.encode()), Some(marks.clone()));
+        let empty = Marks { last_event: 0, link: None, forgotten: 0, moves: 0, aliases: 0 };
+        assert_eq!(Marks::decode(&empty.encode()), Some(empty));
+        let other_version =
+            marks.encode().replacen(&format!("v{LAYOUT_VERSION} "), &format!("v{} ", LAYOUT_VERSION + 1), 1);
+        assert_eq!(Marks::decode(&other_version), None);
+        assert_eq!(Marks::decode(&(marks.encode() + " extra")), None);
+        assert_eq!(Marks::decode("v1 1 2"), None);
+    }
 }

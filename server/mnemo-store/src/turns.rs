@@ -33,7 +33,7 @@ use crate::error::StoreError;
 use crate::store::BUSY_TIMEOUT;
 
 /// What the writers' turn file adds to the store's name.
-pub(crate) const WRITE_SUFFIX: &str = "-writers";
+const WRITE_SUFFIX: &str = "-writers";
 /// What a mirror renderers' turn file adds to the store's name, around
 /// the key of the mirror ([`try_render`]).
 const RENDER_PREFIX: &str = "-mirror-";
