@@ -109,15 +109,15 @@ fn the_server_shows_drift_in_memory_and_source_and_re_anchors() {
             json!({ "textDocument": { "uri": uri(path), "languageId": "text", "version": 1, "text": text } }),
         );
     }
+    // Asked at once, before the first drift check ran: hover and lens wait
+    // for it (they were empty for its first 200 ms and more).
+    let hover = client.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": uri(&source) }, "position": { "line": 1, "character": 0 } }),
+    );
+    assert!(hover["result"]["contents"]["value"].as_str().is_some_and(|v| v.contains(&format!("#{id}"))), "{hover}");
     // The first drift check finds the anchor fresh: a lens, no diagnostics.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    let lenses = loop {
-        let lenses = client.request("textDocument/codeLens", json!({ "textDocument": { "uri": uri(&source) } }));
-        if lenses["result"].is_array() || std::time::Instant::now() > deadline {
-            break lenses;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    };
+    let lenses = client.request("textDocument/codeLens", json!({ "textDocument": { "uri": uri(&source) } }));
     assert_eq!(lenses["result"][0]["command"]["title"], format!("1 note: #{id}"), "{lenses}");
     assert_eq!(lenses["result"][0]["range"]["start"]["line"], 1);
 

@@ -46,7 +46,7 @@ impl Backend {
                     .document(&uri)
                     .await
                     .ok_or_else(|| invalid(format!("{} is not open; send its text in \"text\"", params.uri)))?;
-                doc.text.to_string()
+                doc.whole_text()
             }
         };
         let resolutions = Resolutions {
@@ -127,7 +127,7 @@ impl Backend {
         // would be a double, and its "file" is no file).
         let Some(path) = uris::file_path(&uri) else { return };
         let Some(doc) = self.document(&uri).await else { return };
-        let text = params.text.unwrap_or_else(|| doc.text.to_string());
+        let text = params.text.unwrap_or_else(|| doc.whole_text());
         // A saved file without the checkout's line 1 is no checkout (docs/format.md).
         if doc.kind != DocumentKind::Checkout || !mnemo_core::memory_md::is_checkout_text(&text) {
             return;

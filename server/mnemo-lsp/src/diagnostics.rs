@@ -11,6 +11,7 @@
 //! the conflicts (error, code `conflict`, data `{"conflict": id}`, which the
 //! "keep mine" / "take theirs" code actions answer).
 
+use mnemo_core::NoteId;
 use mnemo_core::checkin::CheckinPlan;
 use mnemo_core::delivery::DEFAULT_HOOK_TOKENS;
 use mnemo_core::load_budget::{describe, describe_start_cut, entries_past};
@@ -41,6 +42,12 @@ pub fn diagnostics(uri: &Uri, doc: &Document, preview: Option<&CheckinPlan>, dri
         let problems = preview.map_or(&parsed.diagnostics, |p| &p.diagnostics);
         out.extend(problems.iter().map(|d| checkout_problem(&lines, d, conflicts)));
     }
+    // Room for what follows, exactly (79,000 diagnostics of a 100k mirror
+    // took 33 MB in a vector grown by doubling, 20 MB used).
+    let quiet = |id: &NoteId| drift.quiet.binary_search(id).is_ok();
+    let marked = parsed.entries.iter().filter(|e| e.entry.id.is_some() && e.entry.marker.is_some()).count();
+    let untold = parsed.entries.iter().filter(|e| e.entry.marker.is_none() && e.entry.id.as_ref().is_some_and(quiet));
+    out.reserve_exact(marked + untold.count() + 3);
     for parsed_entry in &parsed.entries {
         let entry = &parsed_entry.entry;
         let (Some(id), Some(marker)) = (entry.id, &entry.marker) else { continue };
@@ -81,7 +88,7 @@ pub fn diagnostics(uri: &Uri, doc: &Document, preview: Option<&CheckinPlan>, dri
         .filter_map(|e| Some(format!("#{}", e.entry.id?)))
         .collect();
     for parsed_entry in &parsed.entries {
-        let Some(id) = parsed_entry.entry.id.filter(|id| drift.quiet.binary_search(id).is_ok()) else { continue };
+        let Some(id) = parsed_entry.entry.id.filter(quiet) else { continue };
         if parsed_entry.entry.marker.is_some() {
             continue;
         }

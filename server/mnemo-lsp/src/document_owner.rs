@@ -12,6 +12,8 @@ use std::time::Duration;
 use mnemo_core::checkin::CheckinPlan;
 use tokio::sync::mpsc;
 use tower_lsp_server::Client;
+
+use crate::direct_out::DirectOut;
 use tower_lsp_server::ls_types::Uri;
 
 use crate::anchors::DriftSnapshot;
@@ -37,6 +39,7 @@ pub struct RefreshSupport {
 /// `pause` is how long typing must pause before a checkout is previewed.
 pub fn spawn_owner(
     client: Client,
+    direct: DirectOut,
     preview: Previewer,
     pause: Arc<Mutex<Duration>>,
     drift: DriftSnapshot,
@@ -67,11 +70,11 @@ pub fn spawn_owner(
             for effect in effects {
                 match effect {
                     Effect::Publish { uri, diagnostics, version } => {
-                        client.publish_diagnostics(uri, diagnostics, version).await;
+                        direct.publish_diagnostics(&uri, &diagnostics, version);
                     }
                     Effect::Preview { uri, version, after } => {
                         let task = publish_preview(
-                            client.clone(),
+                            direct.clone(),
                             documents.clone(),
                             preview.clone(),
                             drift.clone(),
@@ -106,7 +109,7 @@ pub fn spawn_owner(
 /// After `pause`, if the document is still at `version`, publish its
 /// diagnostics with a check-in preview.
 async fn publish_preview(
-    client: Client,
+    direct: DirectOut,
     documents: Snapshot,
     preview: Previewer,
     drift: DriftSnapshot,
@@ -121,7 +124,7 @@ async fn publish_preview(
         tracing::debug!(uri = uri.as_str(), version, "check-in preview skipped: the document changed or closed");
         return;
     };
-    let text = doc.text.to_string();
+    let text = doc.whole_text();
     let plan = tokio::task::spawn_blocking(move || preview(&text)).await.ok().flatten();
     if current(&documents).is_none() {
         tracing::debug!(uri = uri.as_str(), version, "check-in preview dropped: the document changed meanwhile");
@@ -131,5 +134,5 @@ async fn publish_preview(
         let drift = drift.lock().unwrap_or_else(|e| e.into_inner());
         diagnostics(&uri, &doc, plan.as_ref(), &drift)
     };
-    client.publish_diagnostics(uri, found, Some(version)).await;
+    direct.publish_diagnostics(&uri, &found, Some(version));
 }

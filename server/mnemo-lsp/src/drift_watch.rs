@@ -40,16 +40,46 @@ pub struct DriftWatch {
     pub documents: UnboundedSender<DocumentEvent>,
 }
 
+/// How long a request that needs the anchors waits for the first check.
+const FIRST_CHECK_WAIT: Duration = Duration::from_secs(5);
+
+/// Whether the first drift check has run (whatever it found). A hover, code
+/// action or code lens asked in a source file before then waits for it, at
+/// most [`FIRST_CHECK_WAIT`]: a server started by opening that file is
+/// asked at once, before its first check (200 ms of quiet, then the check)
+/// has found any anchor.
+#[derive(Clone)]
+pub struct FirstCheck(tokio::sync::watch::Receiver<bool>);
+
+impl FirstCheck {
+    pub async fn ran(&self) {
+        let mut ran = self.0.clone();
+        let _ = tokio::time::timeout(FIRST_CHECK_WAIT, ran.wait_for(|ran| *ran)).await;
+    }
+}
+
+/// Marks a check as run when dropped: at the end of each check, whichever
+/// way it ends.
+struct MarkRan<'a>(&'a tokio::sync::watch::Sender<bool>);
+
+impl Drop for MarkRan<'_> {
+    fn drop(&mut self) {
+        self.0.send_replace(true);
+    }
+}
+
 /// Start the checking task; send `()` to ask for a check.
-pub fn spawn(watch: DriftWatch) -> UnboundedSender<()> {
+pub fn spawn(watch: DriftWatch) -> (UnboundedSender<()>, FirstCheck) {
     let (requests, received) = unbounded_channel::<()>();
     let again = requests.clone();
+    let (ran, first) = tokio::sync::watch::channel(false);
     tokio::spawn(async move {
         let anchored: Arc<Mutex<BTreeSet<PathBuf>>> = Arc::default();
         let mut watcher: Option<notify::RecommendedWatcher> = None;
         let mut watched: BTreeSet<PathBuf> = BTreeSet::new();
         let mut requested = DebouncedPokes::new("drift check", received, TIMING);
         while requested.burst().await {
+            let _ran = MarkRan(&ran);
             let workspace = watch.workspace.get().cloned().unwrap_or_else(|| watch.fallback.clone());
             let path = watch.store_path.read().unwrap_or_else(|e| e.into_inner()).clone();
             let now = (watch.clock)();
@@ -114,7 +144,7 @@ pub fn spawn(watch: DriftWatch) -> UnboundedSender<()> {
         }
         drop(watcher);
     });
-    requests
+    (requests, FirstCheck(first))
 }
 
 /// The notes whose bodies the session-start hook cuts at its default budget,

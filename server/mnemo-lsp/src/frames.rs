@@ -111,7 +111,7 @@ fn is_header_line(line: &str) -> bool {
         .is_some_and(|(name, _)| !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
 }
 
-fn content_length(header: &str) -> Option<usize> {
+pub(crate) fn content_length(header: &str) -> Option<usize> {
     header.split("\r\n").find_map(|line| {
         let (name, value) = line.split_once(':')?;
         name.trim().eq_ignore_ascii_case("content-length").then(|| value.trim().parse().ok()).flatten()

@@ -13,6 +13,7 @@ mod commands;
 mod completion;
 mod debounced;
 mod diagnostics;
+mod direct_out;
 mod document_owner;
 mod documents;
 mod drift_watch;

@@ -13,7 +13,7 @@ use crate::to_proto::Lines;
 
 /// Parse a memory document's entries (a mirror is read the way a checkout is).
 pub fn parse_document(doc: &Document) -> Option<(String, ParsedCheckout)> {
-    let text = doc.text.to_string();
+    let text = doc.whole_text();
     let parsed = match doc.kind {
         DocumentKind::Source => return None,
         DocumentKind::Checkout => parse_checkout(&text),

@@ -77,6 +77,8 @@ pub fn mirror_timing(config: &MemoryExport) -> Timing {
 
 pub struct Refresher {
     pub client: Client,
+    /// Diagnostics are sent around the library (`direct_out`).
+    pub(crate) direct: crate::direct_out::DirectOut,
     /// Read at each refresh; the watch itself is restarted when it changes.
     pub store_path: Arc<std::sync::RwLock<PathBuf>>,
     pub workspace: Arc<OnceLock<Workspace>>,
@@ -239,7 +241,7 @@ impl Refresher {
                     pristine,
                     "checkout kept as typed: warned that the store changed"
                 );
-                let text = doc.text.to_string();
+                let text = doc.whole_text();
                 let preview = self.preview.clone();
                 let plan = tokio::task::spawn_blocking(move || preview(&text)).await.ok().flatten();
                 let mut found = {
@@ -253,7 +255,7 @@ impl Refresher {
                     message: format!("the store changed since this checkout (epoch {base_epoch} → {epoch}); your text is kept as it is: saving checks in your edits and shows any conflicts"),
                     ..Diagnostic::default()
                 });
-                self.client.publish_diagnostics(uri, found, Some(doc.version)).await;
+                self.direct.publish_diagnostics(&uri, &found, Some(doc.version));
             }
         }
         Some(epoch)

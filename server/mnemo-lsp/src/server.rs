@@ -32,19 +32,32 @@ use mnemo_core::{Kind, NoteId, Status};
 use mnemo_store::mirror;
 use mnemo_store::recall::DEFAULT_POOL;
 
-pub async fn serve(input: impl AsyncRead + Unpin, output: impl AsyncWrite, config: ServerConfig) {
-    let (service, socket) = LspService::build(|client| Backend::new(client, config))
+pub async fn serve(input: impl AsyncRead + Unpin, output: impl AsyncWrite + Unpin, config: ServerConfig) {
+    let (direct, direct_frames) = crate::direct_out::channel();
+    let (service, socket) = LspService::build(|client| Backend::new(client, direct, config))
         .custom_method("memory/checkout", Backend::checkout)
         .custom_method("memory/checkin", Backend::checkin)
         .custom_method("memory/mirror", Backend::mirror)
         .custom_method(crate::frames::MALFORMED, Backend::malformed)
         .finish();
     let input = crate::frames::WellFormed::new(input);
-    Server::new(input, output, socket).serve(crate::panic_guard::CatchPanics(service)).await;
+    // The library writes into a pipe; `forward` passes its frames on, and
+    // the diagnostics serialised directly between them.
+    let (library_out, library_frames) = tokio::io::duplex(crate::direct_out::PIPE_CAPACITY);
+    let serving = async move {
+        Server::new(input, library_out, socket).serve(crate::panic_guard::CatchPanics(service)).await;
+    };
+    let forwarding = crate::direct_out::forward(library_frames, direct_frames, output);
+    let ((), forwarded) = tokio::join!(serving, forwarding);
+    if let Err(e) = forwarded {
+        tracing::debug!("the client's output closed: {e}");
+    }
 }
 
 pub(crate) struct Backend {
     pub(crate) client: Client,
+    /// Diagnostics are sent around the library (`direct_out`).
+    pub(crate) direct: crate::direct_out::DirectOut,
     /// Writes are serialised here, in arrival order (a fair lock).
     pub(crate) writer: tokio::sync::Mutex<()>,
     pub(crate) config: ServerConfig,
@@ -72,6 +85,8 @@ pub(crate) struct Backend {
     pub(crate) drift: DriftSnapshot,
     /// Asks the drift task for a check.
     pub(crate) drift_requests: tokio::sync::mpsc::UnboundedSender<()>,
+    /// Whether the first drift check has run.
+    pub(crate) first_drift_check: crate::drift_watch::FirstCheck,
     /// Whether the client takes `workspace/codeLens/refresh` and `…/inlayHint/refresh`.
     pub(crate) refresh_support: Arc<RefreshSupport>,
     /// Where the mirror's entries are, read once per version of the file.
@@ -105,7 +120,7 @@ fn previewer(store_path: Arc<RwLock<PathBuf>>, workspace: Arc<OnceLock<Workspace
 }
 
 impl Backend {
-    fn new(client: Client, config: ServerConfig) -> Backend {
+    fn new(client: Client, direct: crate::direct_out::DirectOut, config: ServerConfig) -> Backend {
         crate::log::forward_to(&client);
         let workspace: Arc<OnceLock<Workspace>> = Arc::default();
         let store_path = Arc::new(RwLock::new(config.store_path.clone()));
@@ -113,9 +128,15 @@ impl Backend {
         let pause = Arc::new(std::sync::Mutex::new(DEFAULT_PAUSE));
         let drift: DriftSnapshot = Arc::default();
         let refresh_support: Arc<RefreshSupport> = Arc::default();
-        let (documents, snapshot) =
-            spawn_owner(client.clone(), preview.clone(), pause.clone(), drift.clone(), refresh_support.clone());
-        let drift_requests = crate::drift_watch::spawn(crate::drift_watch::DriftWatch {
+        let (documents, snapshot) = spawn_owner(
+            client.clone(),
+            direct.clone(),
+            preview.clone(),
+            pause.clone(),
+            drift.clone(),
+            refresh_support.clone(),
+        );
+        let (drift_requests, first_drift_check) = crate::drift_watch::spawn(crate::drift_watch::DriftWatch {
             store_path: store_path.clone(),
             workspace: workspace.clone(),
             fallback: config.workspace.clone(),
@@ -125,6 +146,7 @@ impl Backend {
         });
         Backend {
             client,
+            direct,
             writer: tokio::sync::Mutex::new(()),
             config,
             workspace,
@@ -141,6 +163,7 @@ impl Backend {
             settings_problem: std::sync::Mutex::new(None),
             drift,
             drift_requests,
+            first_drift_check,
             refresh_support,
             mirror_entries: Arc::default(),
         }
@@ -150,6 +173,7 @@ impl Backend {
     pub(crate) fn start_watch(&self) {
         let watch = refresh::spawn(Refresher {
             client: self.client.clone(),
+            direct: self.direct.clone(),
             store_path: self.store_path.clone(),
             workspace: self.workspace.clone(),
             fallback: self.config.workspace.clone(),
@@ -201,7 +225,10 @@ impl Backend {
     }
 
     /// The anchors (of the latest drift check) over `line` of a source file.
-    pub(crate) fn anchors_at(&self, uri: &Uri, line: u32) -> Vec<mnemo_store::drift::AnchorCheck> {
+    /// The anchors of the source file `uri` at `line`, once the first drift
+    /// check has run (a server started with the file opened is asked at once).
+    pub(crate) async fn anchors_at(&self, uri: &Uri, line: u32) -> Vec<mnemo_store::drift::AnchorCheck> {
+        self.first_drift_check.ran().await;
         let drift = self.drift.lock().unwrap_or_else(|e| e.into_inner());
         relative_path(uri, drift.root.as_deref()).map_or(Vec::new(), |path| anchors_at(&path, line, &drift))
     }
@@ -507,14 +534,14 @@ impl LanguageServer for Backend {
         }
         let scope = Scope::Workspace(self.workspace().id);
         let views = self.with_store(move |store| store.notes(&scope)).await?;
-        Ok(Some(inlay_hints(&doc.text.to_string(), &views, self.now())))
+        Ok(Some(inlay_hints(&doc.whole_text(), &views, self.now())))
     }
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
         let uri = params.text_document.uri;
         let Some(doc) = self.document(&uri).await else { return Ok(None) };
         let mut actions = if doc.kind == DocumentKind::Source {
-            let anchors = self.anchors_at(&uri, params.range.start.line);
+            let anchors = self.anchors_at(&uri, params.range.start.line).await;
             source_actions(&anchors, &self.drift.lock().unwrap_or_else(|e| e.into_inner()))
         } else {
             let Some((_, parsed)) = parse_document(&doc) else { return Ok(None) };
@@ -552,6 +579,7 @@ impl LanguageServer for Backend {
             let Some((_, parsed)) = parse_document(&doc) else { return Ok(None) };
             return Ok(Some(proposal_lenses(&parsed)).filter(|l| !l.is_empty()));
         }
+        self.first_drift_check.ran().await;
         let mut lenses = {
             let drift = self.drift.lock().unwrap_or_else(|e| e.into_inner());
             let relative = relative_path(&params.text_document.uri, drift.root.as_deref());
@@ -614,7 +642,8 @@ impl LanguageServer for Backend {
         let ids: Vec<NoteId> = match self.reference(&position).await {
             Some(id) => vec![id],
             None => {
-                self.anchors_at(&position.text_document.uri, position.position.line).iter().map(|c| c.note).collect()
+                let anchors = self.anchors_at(&position.text_document.uri, position.position.line).await;
+                anchors.iter().map(|c| c.note).collect()
             }
         };
         if ids.is_empty() {
