@@ -45,17 +45,22 @@ impl Frame {
     }
 }
 
+/// How many direct frames may wait to be written: a sender waits beyond
+/// that, paced by the client's reading as the library's senders are (the
+/// frames of a 100k mirror are 24 MB each).
+const WAITING_FRAMES: usize = 1;
+
 /// Sends notifications around the library (cheap to clone).
 #[derive(Clone)]
 pub(crate) struct DirectOut {
-    frames: mpsc::UnboundedSender<Frame>,
+    frames: mpsc::Sender<Frame>,
 }
 
 /// What [`forward`] takes the direct frames from.
-pub(crate) struct DirectFrames(mpsc::UnboundedReceiver<Frame>);
+pub(crate) struct DirectFrames(mpsc::Receiver<Frame>);
 
 pub(crate) fn channel() -> (DirectOut, DirectFrames) {
-    let (frames, receiver) = mpsc::unbounded_channel();
+    let (frames, receiver) = mpsc::channel(WAITING_FRAMES);
     (DirectOut { frames }, DirectFrames(receiver))
 }
 
@@ -78,15 +83,15 @@ struct PublishDiagnostics<'a> {
 impl DirectOut {
     /// `textDocument/publishDiagnostics`, as the library's
     /// `Client::publish_diagnostics` would send it.
-    pub(crate) fn publish_diagnostics(&self, uri: &Uri, diagnostics: &[Diagnostic], version: Option<i32>) {
+    pub(crate) async fn publish_diagnostics(&self, uri: &Uri, diagnostics: &[Diagnostic], version: Option<i32>) {
         let params = PublishDiagnostics { uri, diagnostics, version };
-        self.notify("textDocument/publishDiagnostics", params);
+        self.notify("textDocument/publishDiagnostics", params).await;
     }
 
-    fn notify(&self, method: &'static str, params: impl Serialize) {
+    async fn notify(&self, method: &'static str, params: impl Serialize) {
         match Frame::of(&Notification { jsonrpc: "2.0", method, params }) {
             // Closed only when the server has stopped writing.
-            Ok(frame) => drop(self.frames.send(frame)),
+            Ok(frame) => drop(self.frames.send(frame).await),
             Err(e) => tracing::error!(method, "a notification could not be serialised: {e}"),
         }
     }
@@ -115,6 +120,9 @@ pub(crate) async fn forward(
                 read = library.read(&mut buf) => {
                     let n = read?;
                     if n == 0 {
+                        while let Ok(frame) = direct.0.try_recv() {
+                            out.write_all(frame.as_bytes()).await?;
+                        }
                         return out.flush().await;
                     }
                     (from, to) = (0, n);
@@ -185,8 +193,8 @@ mod tests {
         format!("Content-Length: {}\r\n\r\n{body}", body.len())
     }
 
-    #[test]
-    fn a_direct_frame_is_what_the_library_would_have_sent() {
+    #[tokio::test]
+    async fn a_direct_frame_is_what_the_library_would_have_sent() {
         let uri: Uri = "file:///w/MEMORY.md".parse().unwrap();
         let diagnostics = vec![Diagnostic {
             range: Range::new(Position::new(3, 0), Position::new(3, 9)),
@@ -194,7 +202,7 @@ mod tests {
             ..Diagnostic::default()
         }];
         let (out, mut frames) = channel();
-        out.publish_diagnostics(&uri, &diagnostics, Some(4));
+        out.publish_diagnostics(&uri, &diagnostics, Some(4)).await;
         let sent = frames.0.try_recv().unwrap();
         let text = std::str::from_utf8(sent.as_bytes()).unwrap();
         let (header, body) = text.split_once("\r\n\r\n").unwrap();
@@ -244,7 +252,7 @@ mod tests {
         library.write_all(head.as_bytes()).await.unwrap();
         tokio::task::yield_now().await;
         let uri: Uri = "file:///w/MEMORY.md".parse().unwrap();
-        direct.publish_diagnostics(&uri, &[], None);
+        direct.publish_diagnostics(&uri, &[], None).await;
         library.write_all(tail.as_bytes()).await.unwrap();
         library.write_all(frame("[1]").as_bytes()).await.unwrap();
         drop(library);

@@ -70,7 +70,7 @@ pub fn spawn_owner(
             for effect in effects {
                 match effect {
                     Effect::Publish { uri, diagnostics, version } => {
-                        direct.publish_diagnostics(&uri, &diagnostics, version);
+                        direct.publish_diagnostics(&uri, &diagnostics, version).await;
                     }
                     Effect::Preview { uri, version, after } => {
                         let task = publish_preview(
@@ -134,5 +134,5 @@ async fn publish_preview(
         let drift = drift.lock().unwrap_or_else(|e| e.into_inner());
         diagnostics(&uri, &doc, plan.as_ref(), &drift)
     };
-    direct.publish_diagnostics(&uri, &found, Some(version));
+    direct.publish_diagnostics(&uri, &found, Some(version)).await;
 }

@@ -255,7 +255,7 @@ impl Refresher {
                     message: format!("the store changed since this checkout (epoch {base_epoch} → {epoch}); your text is kept as it is: saving checks in your edits and shows any conflicts"),
                     ..Diagnostic::default()
                 });
-                self.direct.publish_diagnostics(&uri, &found, Some(doc.version));
+                self.direct.publish_diagnostics(&uri, &found, Some(doc.version)).await;
             }
         }
         Some(epoch)

@@ -224,11 +224,13 @@ impl Backend {
             .collect()
     }
 
-    /// The anchors (of the latest drift check) over `line` of a source file.
-    /// The anchors of the source file `uri` at `line`, once the first drift
-    /// check has run (a server started with the file opened is asked at once).
+    /// The anchors (of the latest drift check) over `line` of a source file;
+    /// in an open source file, once the first drift check has run (a server
+    /// started with the file opened is asked at once).
     pub(crate) async fn anchors_at(&self, uri: &Uri, line: u32) -> Vec<mnemo_store::drift::AnchorCheck> {
-        self.first_drift_check.ran().await;
+        if self.document(uri).await.is_some_and(|doc| doc.kind == DocumentKind::Source) {
+            self.first_drift_check.ran().await;
+        }
         let drift = self.drift.lock().unwrap_or_else(|e| e.into_inner());
         relative_path(uri, drift.root.as_deref()).map_or(Vec::new(), |path| anchors_at(&path, line, &drift))
     }
@@ -579,7 +581,11 @@ impl LanguageServer for Backend {
             let Some((_, parsed)) = parse_document(&doc) else { return Ok(None) };
             return Ok(Some(proposal_lenses(&parsed)).filter(|l| !l.is_empty()));
         }
-        self.first_drift_check.ran().await;
+        // A client that takes `workspace/codeLens/refresh` is asked again
+        // after the first check; one that does not gets them once, after it.
+        if !self.refresh_support.code_lens.load(std::sync::atomic::Ordering::Relaxed) {
+            self.first_drift_check.ran().await;
+        }
         let mut lenses = {
             let drift = self.drift.lock().unwrap_or_else(|e| e.into_inner());
             let relative = relative_path(&params.text_document.uri, drift.root.as_deref());

@@ -98,11 +98,11 @@ impl Store {
                 }
             }
             if let Some(vector) = vector {
-                let mut found = store.nearest(vector, pool, &workspace)?;
+                let mut searches = vec![(pool, &workspace)];
                 if others {
-                    found.extend(store.nearest(vector, others_wanted(request), &Scope::All)?);
+                    searches.push((others_wanted(request), &Scope::All));
                 }
-                for (id, distance) in found {
+                for (id, distance) in store.nearest_each(vector, &searches)?.into_iter().flatten() {
                     evidence.entry(id).or_default().similarity = Some(1.0 - f64::from(distance));
                     nearest += 1;
                 }

@@ -106,18 +106,41 @@ impl Store {
     /// The `k` notes nearest to `query` (cosine similarity of their best
     /// chunk), within one workspace or across all; empty without vectors.
     pub fn nearest(&self, query: &[f32], k: usize, scope: &Scope) -> Result<Vec<(NoteId, f32)>, StoreError> {
-        if self.vector_model()?.is_none_or(|m| m.dims != query.len()) || k == 0 {
+        Ok(self.nearest_each(query, &[(k, scope)])?.pop().unwrap_or_default())
+    }
+
+    /// [`Store::nearest`] for each `(k, scope)` of `searches`, in their
+    /// order: from a kept copy of the vectors, one approximate pass over
+    /// the store serves them all (a recall asks for the workspace's and the
+    /// store's).
+    pub fn nearest_each(
+        &self,
+        query: &[f32],
+        searches: &[(usize, &Scope)],
+    ) -> Result<Vec<Vec<(NoteId, f32)>>, StoreError> {
+        if self.vector_model()?.is_none_or(|m| m.dims != query.len()) {
+            return Ok(searches.iter().map(|_| Vec::new()).collect());
+        }
+        if crate::vector_cache::applies(self) {
+            let wanted: Vec<crate::vector_cache::Wanted<'_>> = searches
+                .iter()
+                .map(|&(k, scope)| crate::vector_cache::Wanted { scope, k, wanted_chunks: k * CHUNKS_PER_NOTE })
+                .collect();
+            if let Some(found) = self.snapshot(|store| crate::vector_cache::nearest(store, query, &wanted))? {
+                return Ok(found);
+            }
+        }
+        searches.iter().map(|&(k, scope)| self.scanned_nearest(query, k, scope)).collect()
+    }
+
+    /// [`Store::nearest`] through the database's own search: sqlite-vec's
+    /// scan, or PostgreSQL's.
+    fn scanned_nearest(&self, query: &[f32], k: usize, scope: &Scope) -> Result<Vec<(NoteId, f32)>, StoreError> {
+        if k == 0 {
             return Ok(Vec::new());
         }
         if let Some(shared) = &self.shared {
             return shared.with_client(|client| crate::postgres::search::nearest(client, query, k, scope));
-        }
-        if crate::vector_cache::applies(self) {
-            let kept =
-                self.snapshot(|store| crate::vector_cache::nearest(store, query, k * CHUNKS_PER_NOTE, k, scope))?;
-            if let Some(found) = kept {
-                return Ok(found);
-            }
         }
         let blob = to_blob(query);
         let chunks = (k * CHUNKS_PER_NOTE) as i64;

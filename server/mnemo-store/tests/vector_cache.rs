@@ -115,10 +115,19 @@ fn assert_same_as_exact(store: &Store, written: &Written, numbers: &mut Numbers,
                 assert_eq!(got.to_bits(), (theirs as f32).to_bits(), "{moment}: sqlite-vec's distance, to the bit");
             }
         }
+        // A workspace's and the store's searched at once (a recall's): each
+        // answer what it is alone, with the same distances.
+        let all = Scope::All;
+        let both = store.nearest_each(&query, &[(20, &scope), (5, &all)]).unwrap();
+        assert_eq!(
+            both,
+            [store.nearest(&query, 20, &scope).unwrap(), store.nearest(&query, 5, &all).unwrap()],
+            "{moment}"
+        );
     }
     assert_eq!(
         mnemo_store::vector_cache::searched_kept() - before,
-        36,
+        12 * 3 + 12 * 4,
         "{moment}: every search was answered from the kept copy"
     );
 }

@@ -14,9 +14,10 @@
 //! standard deviations of the approximation's error, [`MARGIN_DEVIATIONS`]):
 //! the answer is the one sqlite-vec's scan gives unless the approximation
 //! errs by more than that (`tests/vector_cache.rs` holds them equal), and
-//! the distances are its distances, to the bit. Scoring a chunk exactly
-//! costs ~100 µs, so scopes under [`SEARCHED_FROM_CHUNKS`] are left to
-//! sqlite-vec's scan.
+//! the distances are its distances, to the bit. Scopes under
+//! [`SEARCHED_FROM_CHUNKS`] are left to sqlite-vec's scan. Several scopes
+//! asked at once (a recall's workspace and store) share one approximate
+//! pass and each chunk's exact score (`search.rs`).
 //!
 //! The copy follows the store through `vector_changes` (a note's vectors
 //! written: a generation that only grows) and is made again whole when the
@@ -32,13 +33,16 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use mnemo_core::NoteId;
-use rusqlite::OptionalExtension;
 
 use crate::error::StoreError;
 use crate::read::Scope;
 use crate::store::Store;
 
 mod blocks;
+mod dot;
+mod search;
+
+pub(crate) use search::{Found, Wanted};
 
 /// How far below the `k`th note's exact cosine a chunk's approximate one
 /// may be and still be scored exactly, in standard deviations of the
@@ -51,13 +55,14 @@ mod blocks;
 const MARGIN_DEVIATIONS: f32 = 9.0;
 
 /// Scopes of fewer chunks than this are searched through sqlite-vec: its
-/// scan costs ~0.7 µs a chunk, while scoring one chunk exactly from sqlite-vec's
-/// storage cost ~100 µs (SQLite walks the 1.5 MB block's chain of overflow
-/// pages to reach it; `blocks::VectorReader` now walks each block once per
-/// search) and a search for 50 notes scores 70–100 exactly; at
-/// 10k chunks the copy was 13.7 ms against the scan's 7.0
-/// (`benches/shared_recall.rs`), at 100k 12–30 ms against 70.
-const SEARCHED_FROM_CHUNKS: usize = 25_000;
+/// scan costs ~0.7 µs a chunk, while a search of the copy scores 50–100
+/// chunks exactly (a few µs each, read through the mapped store file:
+/// `blocks::VectorReader`). Searching 50 notes (`benches/shared_recall.rs`,
+/// vector stage p50): at 1k chunks the copy took 0.2 ms against the scan's
+/// 0.8, at 5k 0.4–0.5 against 3.5, at 10k 0.7 against 7.5. (Before the
+/// store file was mapped, scoring a chunk exactly cost ~100 µs, and this
+/// was 25,000.)
+const SEARCHED_FROM_CHUNKS: usize = 1_000;
 
 /// How many stores' vectors a process keeps.
 const STORES_KEPT: usize = 2;
@@ -173,28 +178,24 @@ pub(crate) fn applies(store: &Store) -> bool {
     ENABLED.load(Ordering::Relaxed) && store.shared.is_none()
 }
 
-/// The `k` notes nearest to `query` as [`Store::nearest`] finds them among
-/// the `wanted_chunks` nearest chunks, from the kept copy brought up to date
-/// (made whole the first time). `None` when the caller's read transaction
-/// sees an older state of the store than the copy (another request of the
-/// same process, begun earlier): then it searches through sqlite-vec, and
-/// the copy stays.
-pub(crate) fn nearest(
-    store: &Store,
-    query: &[f32],
-    wanted_chunks: usize,
-    k: usize,
-    scope: &Scope,
-) -> Result<Option<Vec<(NoteId, f32)>>, StoreError> {
+/// The answer to each of `searches` as [`Store::nearest`] finds it, from
+/// the kept copy brought up to date (made whole the first time), in one
+/// approximate pass over the chunks. `None` when no scope asked holds
+/// [`SEARCHED_FROM_CHUNKS`] (sqlite-vec's scan is quicker), or when the
+/// caller's read transaction sees an older state of the store than the
+/// copy (another request of the same process, begun earlier): then each is
+/// searched through sqlite-vec, and the copy stays.
+pub(crate) fn nearest(store: &Store, query: &[f32], searches: &[Wanted<'_>]) -> Result<Option<Vec<Found>>, StoreError> {
     let mut all = KEPT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let Some(kept) = fresh(store, &mut all)? else { return Ok(None) };
-    if kept.chunks_in(scope) < FROM_CHUNKS.load(Ordering::Relaxed) {
+    let from = FROM_CHUNKS.load(Ordering::Relaxed);
+    if !searches.iter().any(|s| kept.chunks_in(s.scope) >= from) {
         keep(&mut all, kept);
         return Ok(None);
     }
-    let found = kept.search(store, query, wanted_chunks, k, scope);
+    let found = kept.search(store, query, searches);
     keep(&mut all, kept);
-    SEARCHED.fetch_add(1, Ordering::Relaxed);
+    SEARCHED.fetch_add(searches.len() as u64, Ordering::Relaxed);
     found.map(Some)
 }
 
@@ -250,6 +251,7 @@ fn load(store: &Store) -> Result<Kept, StoreError> {
     if kept.marks.dims == 0 || !crate::vectors::has_vector_table(&store.conn)? {
         return Ok(kept);
     }
+    blocks::unmap(&store.conn)?;
     if let Ok(true) = load_from_blocks(store, &mut kept) {
         return Ok(kept);
     }
@@ -399,99 +401,6 @@ impl Kept {
         self.codes.extend(codes.iter().map(|&c| c as i8));
         self.chunks.push(Chunk { rowid, note, workspace, factor });
     }
-
-    /// The search itself: every chunk in scope scored by the approximation,
-    /// then, best first, scored exactly until the notes found are `k` and the
-    /// next chunk's approximate score is a margin ([`MARGIN_DEVIATIONS`] of
-    /// the coarsest chunk's error) below the `k`th note's
-    /// exact one; the `wanted_chunks` nearest of those made into at most `k`
-    /// notes as [`Store::nearest`] does.
-    fn search(
-        &self,
-        store: &Store,
-        query: &[f32],
-        wanted_chunks: usize,
-        k: usize,
-        scope: &Scope,
-    ) -> Result<Vec<(NoteId, f32)>, StoreError> {
-        let dims = self.dims();
-        if query.len() != dims || dims == 0 {
-            return Ok(Vec::new());
-        }
-        let only = match scope.workspace_param() {
-            Some(w) => match self.workspaces.iter().position(|kept| kept == w) {
-                Some(at) => Some(at as u32),
-                None => return Ok(Vec::new()),
-            },
-            None => None,
-        };
-        let (weights, query_factor) = quantise(query, weight_top(dims));
-        let weights: Vec<i16> = weights.iter().map(|&w| w as i16).collect();
-        let mut scored: Vec<(f32, usize)> = Vec::new();
-        let mut coarsest = 0.0f32;
-        for (at, chunk) in self.chunks.iter().enumerate() {
-            if chunk.note == 0 || only.is_some_and(|w| w != chunk.workspace) {
-                continue;
-            }
-            let codes = &self.codes[at * dims..(at + 1) * dims];
-            scored.push((chunk.factor * query_factor * dot(codes, &weights) as f32, at));
-            coarsest = coarsest.max(chunk.factor);
-        }
-        let margin = MARGIN_DEVIATIONS * coarsest / 12f32.sqrt();
-        let by_score = |a: &(f32, usize), b: &(f32, usize)| b.0.total_cmp(&a.0);
-        let first = (wanted_chunks * 2).max(32).min(scored.len());
-        if first > 0 && first < scored.len() {
-            scored.select_nth_unstable_by(first - 1, by_score);
-        }
-        scored[..first].sort_unstable_by(by_score);
-        let blob = crate::vectors::to_blob(query);
-        let mut through_vec0 = store
-            .conn
-            .prepare_cached("SELECT vec_distance_cosine(embedding, ?1) FROM note_vectors WHERE rowid = ?2")?;
-        // The same distance function on the same bytes, read from the block.
-        let mut between = store.conn.prepare_cached("SELECT vec_distance_cosine(?2, ?1)")?;
-        let mut vectors = blocks::VectorReader::new(store, dims);
-        let mut stored = Vec::new();
-        let mut found: Vec<(f32, NoteId)> = Vec::new();
-        // Each note's best exact distance so far, for the `k`th note's.
-        let mut notes: Vec<(NoteId, f32)> = Vec::new();
-        let mut kth: Option<f32> = None;
-        let mut at = 0;
-        while at < scored.len() {
-            if at == first {
-                // The best ran out before the answer was certain (many
-                // near-ties): the rest, best first.
-                scored[first..].sort_unstable_by(by_score);
-            }
-            let (approximate, index) = scored[at];
-            at += 1;
-            if kth.is_some_and(|kth| approximate < 1.0 - kth - margin) {
-                break;
-            }
-            let chunk = self.chunks[index];
-            let distance: Option<f32> = match vectors.read(chunk.rowid, &mut stored) {
-                Some(()) => Some(between.query_row(rusqlite::params![blob, stored], |r| r.get(0))?),
-                None => {
-                    RESCORED_THROUGH_VEC0.fetch_add(1, Ordering::Relaxed);
-                    through_vec0.query_row(rusqlite::params![blob, chunk.rowid], |r| r.get(0)).optional()?
-                }
-            };
-            let Some(distance) = distance else { continue };
-            found.push((distance, chunk.note));
-            match notes.iter_mut().find(|(id, _)| *id == chunk.note) {
-                Some(note) => note.1 = note.1.min(distance),
-                None => notes.push((chunk.note, distance)),
-            }
-            if notes.len() >= k {
-                notes.sort_by(|a, b| a.1.total_cmp(&b.1));
-                notes.truncate(k);
-                kth = notes.last().map(|n| n.1);
-            }
-        }
-        found.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        found.truncate(wanted_chunks);
-        Ok(crate::vectors::best_notes(found.into_iter().map(|(distance, id)| (id, distance)), k))
-    }
 }
 
 /// The little-endian floats of a stored vector.
@@ -513,35 +422,6 @@ fn quantise(values: &[f32], top: f32) -> (Vec<i32>, f32) {
     (codes, 1.0 / (scale * length))
 }
 
-/// The largest query weight: 16 bits, and small enough that a dot product
-/// of `dims` codes of 127 stays inside an i32 (32767 up to 516 dimensions).
-fn weight_top(dims: usize) -> f32 {
-    (i32::MAX as f32 / (127.0 * dims.max(1) as f32)).min(f32::from(i16::MAX)).floor()
-}
-
-/// Signed bytes against 16-bit weights, summed exactly ([`weight_top`]
-/// keeps the sum inside an i32); with AVX2 where the processor has it (five times
-/// faster: the portable build targets SSE2, without the widening multiplies).
-fn dot(codes: &[i8], weights: &[i16]) -> i32 {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the processor was just found to support AVX2.
-        return unsafe { dot_avx2(codes, weights) };
-    }
-    dot_portable(codes, weights)
-}
-
-#[inline(always)]
-fn dot_portable(codes: &[i8], weights: &[i16]) -> i32 {
-    codes.iter().zip(weights).map(|(&c, &w)| i32::from(c) * i32::from(w)).sum()
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn dot_avx2(codes: &[i8], weights: &[i16]) -> i32 {
-    dot_portable(codes, weights)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -557,14 +437,9 @@ mod tests {
         };
         let (codes, factor) = quantise(&b, 127.0);
         let codes: Vec<i8> = codes.iter().map(|&c| c as i8).collect();
-        let (weights, query_factor) = quantise(&a, f32::from(i16::MAX));
+        let (weights, query_factor) = quantise(&a, dot::weight_top(a.len()));
         let weights: Vec<i16> = weights.iter().map(|&w| w as i16).collect();
-        let approx = factor * query_factor * dot(&codes, &weights) as f32;
+        let approx = factor * query_factor * dot::dot(&codes, &weights) as f32;
         assert!((approx - cosine(&a, &b)).abs() < 0.01, "{approx} against {}", cosine(&a, &b));
-        // Weights that keep any dot product inside an i32, whatever the dims.
-        assert_eq!(weight_top(384), 32767.0);
-        for dims in [517, 768, 1024, 4096] {
-            assert!(f64::from(weight_top(dims)) * 127.0 * dims as f64 <= f64::from(i32::MAX), "{dims}");
-        }
     }
 }

@@ -1,0 +1,183 @@
+//! A search of the kept copy, for one scope or several at once (a recall
+//! asks for the workspace's nearest notes and the store's): every chunk of
+//! the scopes asked is scored once by the approximation; then, for each
+//! scope, its chunks best first are scored exactly until the notes found
+//! are `k` and the next chunk's approximate score is a margin
+//! ([`MARGIN_DEVIATIONS`] of the coarsest chunk's error) below the `k`th
+//! note's exact one. A chunk is scored exactly once per search, whichever
+//! scopes need it.
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+
+use mnemo_core::NoteId;
+use rusqlite::{CachedStatement, OptionalExtension};
+
+use super::dot::{dot, weight_top};
+use super::{Kept, MARGIN_DEVIATIONS, RESCORED_THROUGH_VEC0, blocks, quantise};
+use crate::error::StoreError;
+use crate::read::Scope;
+use crate::store::Store;
+
+/// The nearest notes found (note, distance), nearest first.
+pub(crate) type Found = Vec<(NoteId, f32)>;
+
+/// One scope's search: its `k` nearest notes, as [`Store::nearest`] finds
+/// them among its `wanted_chunks` nearest chunks.
+pub(crate) struct Wanted<'a> {
+    pub scope: &'a Scope,
+    pub k: usize,
+    pub wanted_chunks: usize,
+}
+
+/// Which chunks a scope holds: all, or one workspace's (by its place in
+/// the copy's list); `None` for a workspace the copy has no chunk of.
+type Only = Option<Option<u32>>;
+
+impl Kept {
+    /// The answer to each of `searches`, in their order.
+    pub(super) fn search(
+        &self,
+        store: &Store,
+        query: &[f32],
+        searches: &[Wanted<'_>],
+    ) -> Result<Vec<Found>, StoreError> {
+        let dims = self.dims();
+        if query.len() != dims || dims == 0 {
+            return Ok(searches.iter().map(|_| Vec::new()).collect());
+        }
+        let only: Vec<Only> = searches
+            .iter()
+            .map(|s| match s.scope.workspace_param() {
+                Some(w) => self.workspaces.iter().position(|kept| kept == w).map(|at| Some(at as u32)),
+                None => Some(None),
+            })
+            .collect();
+        let everything = only.contains(&Some(None));
+        let wanted: Vec<u32> = only.iter().filter_map(|o| o.flatten()).collect();
+        let (weights, query_factor) = quantise(query, weight_top(dims));
+        let weights: Vec<i16> = weights.iter().map(|&w| w as i16).collect();
+        let mut scored: Vec<(f32, usize)> = Vec::new();
+        for (at, chunk) in self.chunks.iter().enumerate() {
+            if chunk.note == 0 || !(everything || wanted.contains(&chunk.workspace)) {
+                continue;
+            }
+            let codes = &self.codes[at * dims..(at + 1) * dims];
+            scored.push((chunk.factor * query_factor * dot(codes, &weights) as f32, at));
+        }
+        let mut exact = Exact::new(store, query, dims)?;
+        let mut answers = Vec::with_capacity(searches.len());
+        for (search, only) in searches.iter().zip(only) {
+            let answer = match only {
+                None => Vec::new(),
+                Some(None) => self.select(&mut exact, scored.clone(), search)?,
+                Some(Some(w)) => {
+                    let mine = scored.iter().filter(|(_, at)| self.chunks[*at].workspace == w).copied().collect();
+                    self.select(&mut exact, mine, search)?
+                }
+            };
+            answers.push(answer);
+        }
+        Ok(answers)
+    }
+
+    /// One scope's answer from its chunks' approximate scores: best first,
+    /// scored exactly until no chunk left could come near it.
+    fn select(
+        &self,
+        exact: &mut Exact<'_>,
+        mut scored: Vec<(f32, usize)>,
+        search: &Wanted<'_>,
+    ) -> Result<Found, StoreError> {
+        let k = search.k;
+        if k == 0 {
+            return Ok(Vec::new());
+        }
+        let coarsest = scored.iter().fold(0.0f32, |coarsest, (_, at)| coarsest.max(self.chunks[*at].factor));
+        let margin = MARGIN_DEVIATIONS * coarsest / 12f32.sqrt();
+        let by_score = |a: &(f32, usize), b: &(f32, usize)| b.0.total_cmp(&a.0);
+        let first = (search.wanted_chunks * 2).max(32).min(scored.len());
+        if first > 0 && first < scored.len() {
+            scored.select_nth_unstable_by(first - 1, by_score);
+        }
+        scored[..first].sort_unstable_by(by_score);
+        let mut found: Vec<(f32, NoteId)> = Vec::new();
+        // Each note's best exact distance so far, for the `k`th note's.
+        let mut notes: Vec<(NoteId, f32)> = Vec::new();
+        let mut kth: Option<f32> = None;
+        let mut at = 0;
+        while at < scored.len() {
+            if at == first {
+                // The best ran out before the answer was certain (many
+                // near-ties): the rest, best first.
+                scored[first..].sort_unstable_by(by_score);
+            }
+            let (approximate, index) = scored[at];
+            at += 1;
+            if kth.is_some_and(|kth| approximate < 1.0 - kth - margin) {
+                break;
+            }
+            let note = self.chunks[index].note;
+            let Some(distance) = exact.distance(self, index)? else { continue };
+            found.push((distance, note));
+            match notes.iter_mut().find(|(id, _)| *id == note) {
+                Some(best) => best.1 = best.1.min(distance),
+                None => notes.push((note, distance)),
+            }
+            if notes.len() >= k {
+                notes.sort_by(|a, b| a.1.total_cmp(&b.1));
+                notes.truncate(k);
+                kth = notes.last().map(|n| n.1);
+            }
+        }
+        found.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        found.truncate(search.wanted_chunks);
+        Ok(crate::vectors::best_notes(found.into_iter().map(|(distance, id)| (id, distance)), k))
+    }
+}
+
+/// Exact distances to the query: sqlite-vec's own cosine distance on the
+/// stored floats, read from their block (`blocks::VectorReader`), each
+/// chunk's computed once per search.
+struct Exact<'s> {
+    vectors: blocks::VectorReader<'s>,
+    /// The same distance function on the same bytes, read from the block.
+    between: CachedStatement<'s>,
+    through_vec0: CachedStatement<'s>,
+    query: Vec<u8>,
+    stored: Vec<u8>,
+    known: HashMap<usize, Option<f32>>,
+}
+
+impl<'s> Exact<'s> {
+    fn new(store: &'s Store, query: &[f32], dims: usize) -> Result<Exact<'s>, StoreError> {
+        Ok(Exact {
+            vectors: blocks::VectorReader::new(store, dims),
+            between: store.conn.prepare_cached("SELECT vec_distance_cosine(?2, ?1)")?,
+            through_vec0: store
+                .conn
+                .prepare_cached("SELECT vec_distance_cosine(embedding, ?1) FROM note_vectors WHERE rowid = ?2")?,
+            query: crate::vectors::to_blob(query),
+            stored: Vec::new(),
+            known: HashMap::new(),
+        })
+    }
+
+    /// The distance of the copy's chunk at `index`; `None` when the store
+    /// no longer holds it.
+    fn distance(&mut self, kept: &Kept, index: usize) -> Result<Option<f32>, StoreError> {
+        if let Some(known) = self.known.get(&index) {
+            return Ok(*known);
+        }
+        let rowid = kept.chunks[index].rowid;
+        let distance = match self.vectors.read(rowid, &mut self.stored) {
+            Some(()) => Some(self.between.query_row(rusqlite::params![self.query, self.stored], |r| r.get(0))?),
+            None => {
+                RESCORED_THROUGH_VEC0.fetch_add(1, Ordering::Relaxed);
+                self.through_vec0.query_row(rusqlite::params![self.query, rowid], |r| r.get(0)).optional()?
+            }
+        };
+        self.known.insert(index, distance);
+        Ok(distance)
+    }
+}
