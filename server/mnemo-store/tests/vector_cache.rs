@@ -201,6 +201,14 @@ fn a_kept_copy_of_the_vectors_finds_what_an_exact_search_finds_as_the_store_chan
     assert_same_as_exact(&searcher, &written, &mut numbers, "after the older read");
     assert_eq!(mnemo_store::vector_cache::loaded_whole(), loaded, "the copy was brought up to date, never read again");
     drop(reader);
+    assert_eq!(
+        mnemo_store::vector_cache::rescored_from_store(),
+        0,
+        "every vector scored exactly was read from the copy's file"
+    );
+
+    // From here on without that file: vectors are read from sqlite-vec's blocks.
+    mnemo_store::vector_cache::keep_exact_files(false);
 
     // The store file made again at the same path, with other vectors.
     drop((searcher, writer));
@@ -225,7 +233,8 @@ fn a_kept_copy_of_the_vectors_finds_what_an_exact_search_finds_as_the_store_chan
     assert_eq!(found, expected);
     assert_eq!(mnemo_store::vector_cache::searched_kept(), before, "a small scope is not searched in the copy");
     // Every copy was read from sqlite-vec's blocks, none through its scan,
-    // and every vector scored exactly was read from its block.
+    // and every vector scored exactly without the file was read from its block.
     assert_eq!(mnemo_store::vector_cache::read_through_vec0(), 0);
+    assert!(mnemo_store::vector_cache::rescored_from_store() > 0);
     assert_eq!(mnemo_store::vector_cache::rescored_through_vec0(), 0);
 }

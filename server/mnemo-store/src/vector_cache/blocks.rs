@@ -9,12 +9,6 @@
 use crate::error::StoreError;
 use crate::store::Store;
 
-/// No more of the store file mapped on `conn` (before every block is read:
-/// the map would hold the whole vector table).
-pub(super) fn unmap(conn: &rusqlite::Connection) -> Result<(), StoreError> {
-    Ok(conn.query_row("PRAGMA mmap_size = 0", [], |_| Ok(()))?)
-}
-
 /// Every valid slot of every block: `each(rowid, workspace, vector bytes)`.
 /// False when a block does not hold what its sizes say.
 pub(super) fn read_all(store: &Store, dims: usize, mut each: impl FnMut(i64, &str, &[u8])) -> Result<bool, StoreError> {
@@ -40,22 +34,15 @@ pub(super) fn read_all(store: &Store, dims: usize, mut each: impl FnMut(i64, &st
     Ok(true)
 }
 
-/// How much of the store file a connection that reads single vectors maps
-/// into memory (SQLite's own cap for `mmap_size`, 2 GB).
-const MAPPED: i64 = 0x7fff_0000;
-
 /// One stored vector at a time, read from the block sqlite-vec keeps it in
 /// (its place from `note_vectors_rowids`), through one open handle per
 /// block for the reader's life: SQLite walks a block's chain of overflow
 /// pages once per handle and remembers it, where a read through vec0 walks
-/// it again for every vector. The walk reads every page of the block up to
-/// the vector — through SQLite's 2 MB page cache, a system call each: ~200
-/// µs a block, 13 ms of a store-wide search at 100k notes — so the reader's
-/// connection maps the store file ([`MAPPED`], `PRAGMA mmap_size`) and the
-/// walk reads memory: 1.4 ms. The pages it maps are the system's file
-/// cache, shared and given back under memory pressure (a whole copy read
-/// unmaps them first: [`unmap`]). `None` for a vector whose place is not
-/// where sqlite-vec's layout says (the caller reads it through vec0 then).
+/// it again for every vector. The walk still reads every page of the block
+/// up to the vector (~200 µs a block), so a search reads the copy's own file
+/// of exact vectors first (`exact_file.rs`) and this only without one.
+/// `None` for a vector whose place is not where sqlite-vec's layout says
+/// (the caller reads it through vec0 then).
 pub(super) struct VectorReader<'conn> {
     conn: &'conn rusqlite::Connection,
     /// `None` when sqlite-vec keeps no such table (another layout).
@@ -68,10 +55,6 @@ pub(super) struct VectorReader<'conn> {
 
 impl<'conn> VectorReader<'conn> {
     pub(super) fn new(store: &'conn Store, dims: usize) -> VectorReader<'conn> {
-        // Unchanged, the setting costs nothing; the map is made at the next read.
-        if let Err(e) = store.conn.query_row(&format!("PRAGMA mmap_size = {MAPPED}"), [], |_| Ok(())) {
-            tracing::debug!("the store file is not mapped for reading vectors: {e}");
-        }
         let place =
             store.conn.prepare_cached("SELECT chunk_id, chunk_offset FROM note_vectors_rowids WHERE rowid = ?1");
         VectorReader { conn: &store.conn, place: place.ok(), blocks: Default::default(), width: dims * 4 }

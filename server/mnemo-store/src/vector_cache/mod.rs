@@ -40,6 +40,7 @@ use crate::store::Store;
 
 mod blocks;
 mod dot;
+mod exact_file;
 mod search;
 
 pub(crate) use search::{Found, Wanted};
@@ -56,18 +57,19 @@ const MARGIN_DEVIATIONS: f32 = 9.0;
 
 /// Scopes of fewer chunks than this are searched through sqlite-vec: its
 /// scan costs ~0.7 µs a chunk, while a search of the copy scores 50–100
-/// chunks exactly (a few µs each, read through the mapped store file:
-/// `blocks::VectorReader`). Searching 50 notes (`benches/shared_recall.rs`,
+/// chunks exactly (a few µs each, read from the copy's file of exact
+/// vectors: `exact_file.rs`). Searching 50 notes (`benches/shared_recall.rs`,
 /// vector stage p50): at 1k chunks the copy took 0.2 ms against the scan's
-/// 0.8, at 5k 0.4–0.5 against 3.5, at 10k 0.7 against 7.5. (Before the
-/// store file was mapped, scoring a chunk exactly cost ~100 µs, and this
-/// was 25,000.)
+/// 0.8, at 5k 0.4–0.5 against 3.5, at 10k 0.7 against 7.5 (measured with
+/// the store file mapped, which reads as fast). Before, when a vector read
+/// from sqlite-vec's blocks cost ~100 µs, this was 25,000.
 const SEARCHED_FROM_CHUNKS: usize = 1_000;
 
 /// How many stores' vectors a process keeps.
 const STORES_KEPT: usize = 2;
 
 static ENABLED: AtomicBool = AtomicBool::new(false);
+static EXACT_FILES: AtomicBool = AtomicBool::new(true);
 static FROM_CHUNKS: AtomicUsize = AtomicUsize::new(SEARCHED_FROM_CHUNKS);
 /// How many searches this process answered from a kept copy.
 static SEARCHED: AtomicU64 = AtomicU64::new(0);
@@ -79,6 +81,8 @@ static READ_THROUGH_VEC0: AtomicU64 = AtomicU64::new(0);
 /// How many vectors this process scored exactly through vec0's lookup
 /// because their place in sqlite-vec's blocks was not found (`blocks.rs`).
 static RESCORED_THROUGH_VEC0: AtomicU64 = AtomicU64::new(0);
+/// How many vectors this process scored exactly from the store.
+static RESCORED_FROM_STORE: AtomicU64 = AtomicU64::new(0);
 /// The kept copies, the most recently used last.
 static KEPT: Mutex<Vec<Kept>> = Mutex::new(Vec::new());
 
@@ -86,6 +90,12 @@ static KEPT: Mutex<Vec<Kept>> = Mutex::new(Vec::new());
 /// rather than from sqlite-vec's blocks.
 pub fn rescored_through_vec0() -> u64 {
     RESCORED_THROUGH_VEC0.load(Ordering::Relaxed)
+}
+
+/// How many vectors this process scored exactly from the store (sqlite-vec's
+/// blocks, or vec0), not from its copy's file of exact vectors (`exact_file.rs`).
+pub fn rescored_from_store() -> u64 {
+    RESCORED_FROM_STORE.load(Ordering::Relaxed)
 }
 
 /// Keep a compact copy of each store's vectors for this process's searches
@@ -99,6 +109,13 @@ pub fn keep_vectors() {
 pub fn keep_vectors_from(chunks: usize) {
     FROM_CHUNKS.store(chunks, Ordering::Relaxed);
     ENABLED.store(true, Ordering::Relaxed);
+}
+
+/// Whether a copy keeps its exact vectors in a file of its own
+/// (`exact_file.rs`; the default), else reads them from the store when it
+/// scores them (the tests' setting for that path).
+pub fn keep_exact_files(keep: bool) {
+    EXACT_FILES.store(keep, Ordering::Relaxed);
 }
 
 /// How many nearest-notes searches this process answered from a kept copy.
@@ -170,6 +187,9 @@ struct Kept {
     /// How many live chunks each of `workspaces` holds.
     in_workspace: Vec<usize>,
     dropped: usize,
+    /// Each chunk's stored floats, at its place in `chunks` (`None`: read
+    /// from the store when scored exactly).
+    exact: Option<exact_file::ExactFile>,
 }
 
 /// Whether this process keeps vectors of `store` (not of a replica, which
@@ -235,6 +255,11 @@ fn marks(store: &Store) -> Result<Marks, StoreError> {
     Ok(Marks { made, dims, forgotten, moves, generation })
 }
 
+/// A new file for a copy's exact vectors of `dims` floats, when copies keep one.
+fn exact_file(store: &std::path::Path, dims: usize) -> Option<exact_file::ExactFile> {
+    EXACT_FILES.load(Ordering::Relaxed).then(|| exact_file::ExactFile::create(store, dims * 4)).flatten()
+}
+
 /// The whole copy, read from the vector tables.
 fn load(store: &Store) -> Result<Kept, StoreError> {
     LOADED.fetch_add(1, Ordering::Relaxed);
@@ -247,12 +272,14 @@ fn load(store: &Store) -> Result<Kept, StoreError> {
         workspaces: Vec::new(),
         in_workspace: Vec::new(),
         dropped: 0,
+        exact: None,
     };
     if kept.marks.dims == 0 || !crate::vectors::has_vector_table(&store.conn)? {
         return Ok(kept);
     }
-    blocks::unmap(&store.conn)?;
+    kept.exact = exact_file(store.path(), kept.dims());
     if let Ok(true) = load_from_blocks(store, &mut kept) {
+        kept.finish_writes();
         return Ok(kept);
     }
     READ_THROUGH_VEC0.fetch_add(1, Ordering::Relaxed);
@@ -265,6 +292,7 @@ fn load(store: &Store) -> Result<Kept, StoreError> {
     while let Some(row) = rows.next()? {
         kept.add(row.get(0)?, row.get(1)?, &row.get::<_, String>(2)?, &row.get::<_, Vec<u8>>(3)?);
     }
+    kept.finish_writes();
     Ok(kept)
 }
 
@@ -348,6 +376,7 @@ fn bring_up_to_date(store: &Store, kept: &mut Kept) -> Result<Freshness, StoreEr
             kept.add(row.get(0)?, note, &row.get::<_, String>(1)?, &row.get::<_, Vec<u8>>(2)?);
         }
     }
+    kept.finish_writes();
     kept.marks = now;
     Ok(match kept.dropped <= kept.chunks.len() / 8 + 64 {
         true => Freshness::UpToDate,
@@ -378,6 +407,15 @@ impl Kept {
             workspaces: Vec::new(),
             in_workspace: Vec::new(),
             dropped: 0,
+            exact: exact_file(&self.store, self.dims()),
+        }
+    }
+
+    /// Write what the file of exact vectors gathered; without it when it
+    /// could not be written.
+    fn finish_writes(&mut self) {
+        if self.exact.as_mut().is_some_and(|exact| !exact.flush()) {
+            self.exact = None;
         }
     }
 
@@ -398,6 +436,9 @@ impl Kept {
         self.in_workspace[workspace] += 1;
         let workspace = workspace as u32;
         let (codes, factor) = quantise(&floats, 127.0);
+        if self.exact.as_mut().is_some_and(|exact| !exact.put(self.chunks.len(), blob)) {
+            self.exact = None;
+        }
         self.codes.extend(codes.iter().map(|&c| c as i8));
         self.chunks.push(Chunk { rowid, note, workspace, factor });
     }

@@ -14,7 +14,7 @@ use mnemo_core::NoteId;
 use rusqlite::{CachedStatement, OptionalExtension};
 
 use super::dot::{dot, weight_top};
-use super::{Kept, MARGIN_DEVIATIONS, RESCORED_THROUGH_VEC0, blocks, quantise};
+use super::{Kept, MARGIN_DEVIATIONS, RESCORED_FROM_STORE, RESCORED_THROUGH_VEC0, blocks, quantise};
 use crate::error::StoreError;
 use crate::read::Scope;
 use crate::store::Store;
@@ -137,8 +137,9 @@ impl Kept {
 }
 
 /// Exact distances to the query: sqlite-vec's own cosine distance on the
-/// stored floats, read from their block (`blocks::VectorReader`), each
-/// chunk's computed once per search.
+/// stored floats, read from the copy's file of them (`exact_file.rs`) or
+/// else from their block (`blocks::VectorReader`), each chunk's computed
+/// once per search.
 struct Exact<'s> {
     vectors: blocks::VectorReader<'s>,
     /// The same distance function on the same bytes, read from the block.
@@ -170,7 +171,14 @@ impl<'s> Exact<'s> {
             return Ok(*known);
         }
         let rowid = kept.chunks[index].rowid;
-        let distance = match self.vectors.read(rowid, &mut self.stored) {
+        let read = match kept.exact.as_ref().and_then(|exact| exact.read(index, &mut self.stored)) {
+            Some(()) => Some(()),
+            None => {
+                RESCORED_FROM_STORE.fetch_add(1, Ordering::Relaxed);
+                self.vectors.read(rowid, &mut self.stored)
+            }
+        };
+        let distance = match read {
             Some(()) => Some(self.between.query_row(rusqlite::params![self.query, self.stored], |r| r.get(0))?),
             None => {
                 RESCORED_THROUGH_VEC0.fetch_add(1, Ordering::Relaxed);
