@@ -118,7 +118,7 @@ impl Store {
         query: &[f32],
         searches: &[(usize, &Scope)],
     ) -> Result<Vec<Vec<(NoteId, f32)>>, StoreError> {
-        if self.vector_model()?.is_none_or(|m| m.dims != query.len()) {
+        if searches.iter().all(|(k, _)| *k == 0) || self.vector_model()?.is_none_or(|m| m.dims != query.len()) {
             return Ok(searches.iter().map(|_| Vec::new()).collect());
         }
         if crate::vector_cache::applies(self) {

@@ -28,6 +28,8 @@ pub(super) struct ExactFile {
     /// Vectors not yet written, from the place `pending_from`.
     pending: Vec<u8>,
     pending_from: usize,
+    /// Places written so far: the file's length in vectors.
+    written: usize,
 }
 
 impl ExactFile {
@@ -35,8 +37,17 @@ impl ExactFile {
     /// (disk, where the store is; not a memory-backed `/tmp`).
     pub(super) fn create(store: &Path, width: usize) -> Option<ExactFile> {
         let dir = store.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        // Only a file without a name (made so on Linux; a file system that
+        // cannot, say NFS, would show it as `.nfs…` while it is open).
+        let unnamed = |file: &File| file.metadata().is_ok_and(|m| std::os::unix::fs::MetadataExt::nlink(&m) == 0);
         match tempfile::tempfile_in(dir) {
-            Ok(file) => Some(ExactFile { file, width, pending: Vec::new(), pending_from: 0 }),
+            Ok(file) if unnamed(&file) => {
+                Some(ExactFile { file, width, pending: Vec::new(), pending_from: 0, written: 0 })
+            }
+            Ok(_) => {
+                tracing::debug!(dir = %dir.display(), "a file made there keeps its name: sqlite-vec's blocks are read instead");
+                None
+            }
             Err(e) => {
                 tracing::debug!(dir = %dir.display(), "no file for exact vectors, sqlite-vec's blocks are read instead: {e}");
                 None
@@ -66,6 +77,7 @@ impl ExactFile {
             return true;
         }
         let written = self.file.write_all_at(&self.pending, (self.pending_from * self.width) as u64);
+        self.written = self.written.max(self.pending_from + self.pending.len() / self.width);
         self.pending.clear();
         if self.pending.capacity() > GATHERED {
             self.pending.shrink_to(GATHERED);
@@ -76,8 +88,32 @@ impl ExactFile {
     /// The vector at `place`, into `out` (written ones only: the copy
     /// flushes before it is searched).
     pub(super) fn read(&self, place: usize, out: &mut Vec<u8>) -> Option<()> {
+        if place >= self.written {
+            return None;
+        }
         out.resize(self.width, 0);
         self.file.read_exact_at(out, (place * self.width) as u64).ok()
+    }
+}
+
+impl ExactFile {
+    /// Overwrite every vector with zeros, on the disk (after a forget: the
+    /// forgotten note's floats are not left in blocks the file gives back;
+    /// the store itself deletes securely). 150 MB written for 100k notes.
+    pub(super) fn wipe(&mut self) {
+        self.pending.clear();
+        let zeros = vec![0u8; GATHERED];
+        let mut at = 0;
+        let end = self.written * self.width;
+        while at < end {
+            let n = (end - at).min(zeros.len());
+            if self.file.write_all_at(&zeros[..n], at as u64).is_err() {
+                break;
+            }
+            at += n;
+        }
+        let _ = self.file.sync_data();
+        self.written = 0;
     }
 }
 
@@ -106,6 +142,13 @@ mod tests {
         assert_eq!(at(&file, 300_010, &mut out), Some(42));
         assert_eq!(at(&file, 300_011, &mut out), None, "past the end");
         assert!(!file.put(1, &[0; 3]), "a vector of another width");
+        assert!(file.put(300_020, &9u64.to_le_bytes()), "gathered, not yet written");
+        assert_eq!(at(&file, 300_015, &mut out), None, "not written");
+        file.wipe();
+        assert_eq!(at(&file, 0, &mut out), None, "wiped");
+        let mut zeros = vec![0u8; 8];
+        file.file.read_exact_at(&mut zeros, 7 * 8).unwrap();
+        assert_eq!(zeros, [0; 8]);
         // The file has no name: nothing is left in the directory.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
