@@ -73,8 +73,8 @@ mod tests {
                     0 => (vec![127; dims], vec![top; dims]),
                     1 => (vec![-127; dims], vec![top; dims]),
                     _ => (0..dims)
-                        .map(|_| ((next() % 255) as i16 - 127, (next() % (2 * top as u64 + 1)) as i16 - top))
-                        .map(|(c, w)| (c as i8, w))
+                        .map(|_| ((next() % 255) as i32 - 127, (next() % (2 * top as u64 + 1)) as i32 - i32::from(top)))
+                        .map(|(c, w)| (c as i8, w as i16))
                         .unzip(),
                 };
                 assert_eq!(dot(&codes, &weights), dot_portable(&codes, &weights), "dims {dims}, round {round}");
