@@ -12,12 +12,11 @@ use std::time::Duration;
 use mnemo_core::checkin::CheckinPlan;
 use tokio::sync::mpsc;
 use tower_lsp_server::Client;
-
-use crate::direct_out::DirectOut;
 use tower_lsp_server::ls_types::Uri;
 
 use crate::anchors::DriftSnapshot;
 use crate::diagnostics::diagnostics;
+use crate::direct_out::DirectOut;
 use crate::documents::{DocumentEvent, Effect, Inputs, OpenDocuments};
 
 /// The documents as last applied; handlers read clones.

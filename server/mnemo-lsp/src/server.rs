@@ -119,6 +119,16 @@ fn previewer(store_path: Arc<RwLock<PathBuf>>, workspace: Arc<OnceLock<Workspace
     })
 }
 
+/// The `#id` under `position` in `doc`.
+fn reference_in(doc: &Document, position: Position) -> Option<NoteId> {
+    let line = position.line as usize;
+    if line >= doc.text.len_lines() {
+        return None;
+    }
+    let text = doc.text.line(line).to_string();
+    reference_at(&text, byte_offset(&text, position.character))
+}
+
 impl Backend {
     fn new(client: Client, direct: crate::direct_out::DirectOut, config: ServerConfig) -> Backend {
         crate::log::forward_to(&client);
@@ -200,13 +210,7 @@ impl Backend {
 
     /// The note referenced (`#id`, `[#id]`) at a position of an open document.
     async fn reference(&self, position: &TextDocumentPositionParams) -> Option<NoteId> {
-        let doc = self.document(&position.text_document.uri).await?;
-        let line = position.position.line as usize;
-        if line >= doc.text.len_lines() {
-            return None;
-        }
-        let text = doc.text.line(line).to_string();
-        reference_at(&text, byte_offset(&text, position.position.character))
+        reference_in(&self.document(&position.text_document.uri).await?, position.position)
     }
 
     pub(crate) fn now(&self) -> mnemo_core::Timestamp {
@@ -225,10 +229,15 @@ impl Backend {
     }
 
     /// The anchors (of the latest drift check) over `line` of a source file;
-    /// in an open source file, once the first drift check has run (a server
-    /// started with the file opened is asked at once).
-    pub(crate) async fn anchors_at(&self, uri: &Uri, line: u32) -> Vec<mnemo_store::drift::AnchorCheck> {
-        if self.document(uri).await.is_some_and(|doc| doc.kind == DocumentKind::Source) {
+    /// in an open source file (`in_source`), once the first drift check has
+    /// run (a server started with the file opened is asked at once).
+    pub(crate) async fn anchors_at(
+        &self,
+        uri: &Uri,
+        line: u32,
+        in_source: bool,
+    ) -> Vec<mnemo_store::drift::AnchorCheck> {
+        if in_source {
             self.first_drift_check.ran().await;
         }
         let drift = self.drift.lock().unwrap_or_else(|e| e.into_inner());
@@ -543,7 +552,7 @@ impl LanguageServer for Backend {
         let uri = params.text_document.uri;
         let Some(doc) = self.document(&uri).await else { return Ok(None) };
         let mut actions = if doc.kind == DocumentKind::Source {
-            let anchors = self.anchors_at(&uri, params.range.start.line).await;
+            let anchors = self.anchors_at(&uri, params.range.start.line, true).await;
             source_actions(&anchors, &self.drift.lock().unwrap_or_else(|e| e.into_inner()))
         } else {
             let Some((_, parsed)) = parse_document(&doc) else { return Ok(None) };
@@ -645,10 +654,12 @@ impl LanguageServer for Backend {
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let position = params.text_document_position_params;
         // A `#id` under the cursor; else, in a source file, the notes anchored to this line.
-        let ids: Vec<NoteId> = match self.reference(&position).await {
+        let doc = self.document(&position.text_document.uri).await;
+        let ids: Vec<NoteId> = match doc.as_ref().and_then(|doc| reference_in(doc, position.position)) {
             Some(id) => vec![id],
             None => {
-                let anchors = self.anchors_at(&position.text_document.uri, position.position.line).await;
+                let in_source = doc.is_some_and(|doc| doc.kind == DocumentKind::Source);
+                let anchors = self.anchors_at(&position.text_document.uri, position.position.line, in_source).await;
                 anchors.iter().map(|c| c.note).collect()
             }
         };
