@@ -87,6 +87,20 @@ fn exact(written: &Written, query: &[f32], k: usize, scope: &Scope) -> Vec<(Note
     best
 }
 
+/// This process's open files of exact vectors in `dir` (unlinked, so found
+/// through `/proc/self/fd`), opened again for reading.
+fn exact_files_in(dir: &std::path::Path) -> Vec<std::fs::File> {
+    std::fs::read_dir("/proc/self/fd")
+        .unwrap()
+        .filter_map(|fd| {
+            let fd = fd.ok()?.path();
+            let target = std::fs::read_link(&fd).ok()?;
+            let name = target.to_str()?;
+            (target.starts_with(dir) && name.ends_with(" (deleted)")).then(|| std::fs::File::open(&fd).ok()).flatten()
+        })
+        .collect()
+}
+
 fn assert_same_as_exact(store: &Store, written: &Written, numbers: &mut Numbers, moment: &str) {
     let before = mnemo_store::vector_cache::searched_kept();
     // sqlite-vec's own distance, to hold the kept copy's to the same bits.
@@ -161,9 +175,25 @@ fn a_kept_copy_of_the_vectors_finds_what_an_exact_search_finds_as_the_store_chan
     written.iter_mut().find(|(n, _, _)| *n == id).unwrap().2 = chunks;
     assert_same_as_exact(&searcher, &written, &mut numbers, "after a note's vectors were written again");
 
-    // A note forgotten: its vectors are nowhere in the answers.
+    // A note forgotten: its vectors are nowhere in the answers, and the
+    // copy's file of exact vectors (unlinked: reached through this
+    // process's descriptor of it) is overwritten before it goes.
+    let mut exact_files = exact_files_in(dir.path());
+    assert_eq!(exact_files.len(), 1, "one copy, one file");
+    let whole = |file: &mut std::fs::File| {
+        use std::io::{Read, Seek};
+        let mut bytes = Vec::new();
+        file.rewind().unwrap();
+        file.read_to_end(&mut bytes).unwrap();
+        bytes
+    };
+    assert!(whole(&mut exact_files[0]).iter().any(|b| *b != 0), "the file holds the vectors");
     let (gone, workspace, _) = written.remove(5);
     writer.write(|w| w.forget(&Scope::Workspace(workspace.clone()), gone)).unwrap();
+    let after = whole(&mut exact_files[0]);
+    assert!(!after.is_empty() && after.iter().all(|b| *b == 0), "the file was overwritten after the forget");
+    drop(exact_files);
+    assert!(exact_files_in(dir.path()).is_empty(), "and closed");
     assert_same_as_exact(&searcher, &written, &mut numbers, "after a forget");
 
     // The vector tables made again (reindex): every vector new.

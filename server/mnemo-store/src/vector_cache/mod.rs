@@ -248,10 +248,10 @@ fn fresh(store: &Store, all: &mut Vec<Kept>) -> Result<Option<Kept>, StoreError>
             all.push(kept);
             Ok(None)
         }
-        Freshness::Unknown => {
+        Freshness::Unknown { after_forget } => {
             // Read again whole: the old copy's file goes first (and, after
             // a forget, is overwritten: no copy of the note stays on disk).
-            if marks(store)?.forgotten != kept.marks.forgotten {
+            if after_forget {
                 kept.wipe();
             } else {
                 drop(kept);
@@ -362,8 +362,11 @@ enum Freshness {
     UpToDate,
     /// The read sees an older state than the copy shows.
     Older,
-    /// Not to be brought up to date: read it whole.
-    Unknown,
+    /// Not to be brought up to date: read it whole (`after_forget`: a note
+    /// was forgotten since the copy was made).
+    Unknown {
+        after_forget: bool,
+    },
 }
 
 /// Bring `kept` up to date from the notes whose vectors were written since.
@@ -381,7 +384,7 @@ fn bring_up_to_date(store: &Store, kept: &mut Kept) -> Result<Freshness, StoreEr
     }
     let same_tables = Marks { generation: kept.marks.generation, ..now.clone() } == kept.marks;
     if !same_tables {
-        return Ok(Freshness::Unknown);
+        return Ok(Freshness::Unknown { after_forget: now.forgotten != kept.marks.forgotten });
     }
     let changed: HashSet<NoteId> = store
         .conn
@@ -389,7 +392,7 @@ fn bring_up_to_date(store: &Store, kept: &mut Kept) -> Result<Freshness, StoreEr
         .query_map([kept.marks.generation], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
     if changed.len() > kept.chunks.len() / 8 + 64 {
-        return Ok(Freshness::Unknown);
+        return Ok(Freshness::Unknown { after_forget: false });
     }
     for chunk in kept.chunks.iter_mut().filter(|c| changed.contains(&c.note)) {
         chunk.note = 0;
@@ -410,7 +413,7 @@ fn bring_up_to_date(store: &Store, kept: &mut Kept) -> Result<Freshness, StoreEr
     kept.marks = now;
     Ok(match kept.dropped <= kept.chunks.len() / 8 + 64 {
         true => Freshness::UpToDate,
-        false => Freshness::Unknown,
+        false => Freshness::Unknown { after_forget: false },
     })
 }
 
