@@ -135,6 +135,7 @@ impl Store {
         // clears the bindings of each statement it takes back, which expires
         // it: every use parsed and planned it again (a quarter of a check-in).
         conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true).map_err(classify)?;
+        crate::lexical::term_counts::register(&conn).map_err(classify)?;
         let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)).map_err(classify)?;
         if !mode.eq_ignore_ascii_case("wal") {
             return Err(StoreError::CannotOpen {

@@ -1,10 +1,13 @@
 //! A full-text search of one workspace is narrowed inside FTS5 by the
-//! index's `ws` column: it finds that workspace's notes and only them, with
-//! the scores a search of the whole store gives them, for any workspace id
+//! index's `ws` column: it finds that workspace's notes and only them, in
+//! the order a search of the whole store gives them, for any workspace id
 //! (one the porter stemmer would change if it were a word, one past ASCII,
 //! one that is a prefix of another), after a note is forgotten, and after a
 //! workspace moved into another (its notes are then the other's; its own
 //! id holds none, and a search of it finds nothing rather than failing).
+//! Its scores count a word's documents in the workspace: a workspace ranks
+//! as it would alone, and a search of the whole store scores as FTS5's
+//! `bm25()` does, to the bit.
 
 use mnemo_core::{Actor, Kind, NewNote, NoteId, Priority, Provenance, Timestamp};
 use mnemo_store::{Scope, Store};
@@ -24,7 +27,7 @@ fn note(title: String, body: &str) -> NewNote {
 }
 
 #[test]
-fn a_search_of_one_workspace_finds_its_notes_only_with_the_store_wide_scores() {
+fn a_search_of_one_workspace_finds_its_notes_only_in_the_store_wide_order() {
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(&dir.path().join("memory.db")).unwrap();
     let mut owner: Vec<(NoteId, &str)> = Vec::new();
@@ -44,9 +47,9 @@ fn a_search_of_one_workspace_finds_its_notes_only_with_the_store_wide_scores() {
     assert_eq!(everywhere.len(), owner.len());
     for id in IDS {
         let found = store.lexical_matches("proxy cache", 100, &Scope::Workspace(id.into())).unwrap();
-        let expected: Vec<(NoteId, f64)> =
-            everywhere.iter().filter(|(n, _)| owner.iter().any(|(o, w)| o == n && *w == id)).cloned().collect();
-        assert_eq!(found, expected, "workspace {id:?}");
+        let expected: Vec<NoteId> =
+            everywhere.iter().map(|(n, _)| *n).filter(|n| owner.iter().any(|(o, w)| o == n && *w == id)).collect();
+        assert_eq!(found.iter().map(|(n, _)| *n).collect::<Vec<_>>(), expected, "workspace {id:?}");
         let every = store.every_word_matches("proxy cache", 100, &Scope::Workspace(id.into())).unwrap();
         assert!(every.iter().all(|n| owner.iter().any(|(o, w)| o == n && *w == id)), "workspace {id:?}");
     }
@@ -93,4 +96,77 @@ fn a_store_of_one_workspace_is_searched_whole_with_the_same_answer() {
     assert_eq!(whole.len(), 20);
     assert_eq!(store.lexical_matches("proxy cache", 100, &Scope::Workspace("only".into())).unwrap(), whole);
     assert!(store.lexical_matches("proxy cache", 100, &Scope::Workspace("another".into())).unwrap().is_empty());
+}
+
+/// FTS5's own ranking of `query` over the whole index, as the store asks it.
+fn fts5_bm25(store: &Store, query: &str) -> Vec<(NoteId, f64)> {
+    let raw = rusqlite::Connection::open(store.path()).unwrap();
+    let expression = format!("{{title body}} : ({})", mnemo_store::match_expression(query).unwrap());
+    let mut stmt = raw
+        .prepare(
+            "SELECT f.rowid, -bm25(notes_fts, 2.0, 1.0, 0.0) AS score FROM notes_fts f
+             WHERE notes_fts MATCH ?1 ORDER BY score DESC, f.rowid",
+        )
+        .unwrap();
+    stmt.query_map([expression], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().map(Result::unwrap).collect()
+}
+
+const BODIES: [&str; 5] = [
+    "the proxy drops the cache when the proxy restarts",
+    "cache eviction under memory pressure",
+    "a proxy in front of the build cache cache cache",
+    "nothing about it here at all, only a longer body of words to stretch the average length",
+    "Proxy",
+];
+
+#[test]
+fn a_search_of_the_whole_store_scores_as_fts5_bm25_to_the_bit() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("memory.db")).unwrap();
+    store
+        .write(|w| {
+            for n in 0..40 {
+                let title = if n % 7 == 0 { format!("proxy cache {n}") } else { format!("note {n}") };
+                w.create(IDS[n % 3], note(title, BODIES[n % BODIES.len()]), Actor::Agent, Timestamp(1))?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    for query in ["proxy cache", "cache", "eviction pressure proxy", "average", "absent words"] {
+        let ours = store.lexical_matches(query, 100, &Scope::All).unwrap();
+        assert_eq!(ours, fts5_bm25(&store, query), "{query:?}");
+        let top = store.lexical_matches(query, 3, &Scope::All).unwrap();
+        assert_eq!(top, ours[..ours.len().min(3)], "{query:?}");
+    }
+}
+
+#[test]
+fn a_workspace_ranks_inside_a_shared_store_as_it_would_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut alone = Store::open(&dir.path().join("alone.db")).unwrap();
+    let mut shared = Store::open(&dir.path().join("shared.db")).unwrap();
+    // The shared store holds the workspace and three copies of it under
+    // other ids (the same lengths, so the same average), written in turn.
+    let notes = |store: &mut Store, workspaces: &[&str]| {
+        store
+            .write(|w| {
+                for n in 0..30 {
+                    for workspace in workspaces {
+                        let title = if n % 5 == 0 { format!("proxy cache {n}") } else { format!("note {n}") };
+                        w.create(workspace, note(title, BODIES[n % BODIES.len()]), Actor::Agent, Timestamp(1))?;
+                    }
+                }
+                Ok(())
+            })
+            .unwrap()
+    };
+    notes(&mut alone, &["mine"]);
+    notes(&mut shared, &["mine", "theirs", "a.e", "Ünïcode ☃"]);
+    let mine = Scope::Workspace("mine".into());
+    for query in ["proxy cache", "cache", "eviction pressure proxy", "average"] {
+        let by_alone: Vec<f64> = alone.lexical_matches(query, 10, &mine).unwrap().iter().map(|(_, s)| *s).collect();
+        let by_shared: Vec<f64> = shared.lexical_matches(query, 10, &mine).unwrap().iter().map(|(_, s)| *s).collect();
+        assert!(!by_alone.is_empty(), "{query:?}");
+        assert_eq!(by_shared, by_alone, "{query:?}");
+    }
 }

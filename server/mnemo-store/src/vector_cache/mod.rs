@@ -39,6 +39,7 @@ use crate::read::Scope;
 use crate::store::Store;
 
 mod blocks;
+mod cosine;
 mod dot;
 mod exact_file;
 mod search;

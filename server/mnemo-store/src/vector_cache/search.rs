@@ -13,7 +13,7 @@ use std::sync::atomic::Ordering;
 use mnemo_core::NoteId;
 use rusqlite::{CachedStatement, OptionalExtension};
 
-use super::dot::{dot, weight_top};
+use super::dot::{dots, weight_top};
 use super::{Kept, MARGIN_DEVIATIONS, RESCORED_FROM_STORE, RESCORED_THROUGH_VEC0, blocks, quantise};
 use crate::error::StoreError;
 use crate::read::Scope;
@@ -57,14 +57,19 @@ impl Kept {
         let wanted: Vec<u32> = only.iter().filter_map(|o| o.flatten()).collect();
         let (weights, query_factor) = quantise(query, weight_top(dims));
         let weights: Vec<i16> = weights.iter().map(|&w| w as i16).collect();
-        let mut scored: Vec<(f32, usize)> = Vec::new();
-        for (at, chunk) in self.chunks.iter().enumerate() {
-            if chunk.note == 0 || !(everything || wanted.contains(&chunk.workspace)) {
-                continue;
-            }
-            let codes = &self.codes[at * dims..(at + 1) * dims];
-            scored.push((chunk.factor * query_factor * dot(codes, &weights) as f32, at));
-        }
+        let chunks: Vec<u32> = (0..self.chunks.len() as u32)
+            .filter(|&at| {
+                let chunk = &self.chunks[at as usize];
+                chunk.note != 0 && (everything || wanted.contains(&chunk.workspace))
+            })
+            .collect();
+        let mut sums = Vec::new();
+        dots(&self.codes, dims, &weights, &chunks, &mut sums);
+        let scored: Vec<(f32, usize)> = chunks
+            .iter()
+            .zip(&sums)
+            .map(|(&at, &sum)| (self.chunks[at as usize].factor * query_factor * sum as f32, at as usize))
+            .collect();
         let mut exact = Exact::new(store, query, dims)?;
         let mut answers = Vec::with_capacity(searches.len());
         for (search, only) in searches.iter().zip(only) {
@@ -136,16 +141,18 @@ impl Kept {
     }
 }
 
-/// Exact distances to the query: sqlite-vec's own cosine distance on the
+/// Exact distances to the query: sqlite-vec's cosine distance (`cosine.rs`) on the
 /// stored floats, read from the copy's file of them (`exact_file.rs`) or
 /// else from their block (`blocks::VectorReader`), each chunk's computed
 /// once per search.
 struct Exact<'s> {
     vectors: blocks::VectorReader<'s>,
-    /// The same distance function on the same bytes, read from the block.
+    /// sqlite-vec's own distance function, for what `cosine::distance`
+    /// does not answer (vectors of zeros: SQLite's answer, as before).
     between: CachedStatement<'s>,
     through_vec0: CachedStatement<'s>,
     query: Vec<u8>,
+    query_floats: Vec<f32>,
     stored: Vec<u8>,
     known: HashMap<usize, Option<f32>>,
 }
@@ -159,6 +166,7 @@ impl<'s> Exact<'s> {
                 .conn
                 .prepare_cached("SELECT vec_distance_cosine(embedding, ?1) FROM note_vectors WHERE rowid = ?2")?,
             query: crate::vectors::to_blob(query),
+            query_floats: query.to_vec(),
             stored: Vec::new(),
             known: HashMap::new(),
         })
@@ -179,7 +187,10 @@ impl<'s> Exact<'s> {
             }
         };
         let distance = match read {
-            Some(()) => Some(self.between.query_row(rusqlite::params![self.query, self.stored], |r| r.get(0))?),
+            Some(()) => match super::cosine::distance(&self.stored, &self.query_floats) {
+                Some(distance) => Some(distance),
+                None => Some(self.between.query_row(rusqlite::params![self.query, self.stored], |r| r.get(0))?),
+            },
             None => {
                 RESCORED_THROUGH_VEC0.fetch_add(1, Ordering::Relaxed);
                 self.through_vec0.query_row(rusqlite::params![self.query, rowid], |r| r.get(0)).optional()?

@@ -14,6 +14,9 @@ use crate::error::StoreError;
 use crate::read::Scope;
 use crate::store::Store;
 
+mod bm25;
+pub(crate) mod term_counts;
+
 /// BM25 weight of the title column relative to the body.
 pub const TITLE_WEIGHT: f64 = 2.0;
 
@@ -95,8 +98,8 @@ impl Store {
             return shared.with_client(|client| crate::postgres::search::lexical(client, words, join, limit, scope));
         }
         let words = format!("{{title body}} : ({})", fts5_expression(words, join));
-        let expression = match scope.workspace_param() {
-            None => words,
+        let (expression, scope_rows) = match scope.workspace_param() {
+            None => (words, None),
             Some(workspace) => {
                 let born_in: Vec<String> = self
                     .conn
@@ -109,17 +112,57 @@ impl Store {
                 }
                 if born_in == [workspace] && !self.has_other_workspaces(workspace)? {
                     // Every note is this workspace's: narrowing would only cost.
-                    return self.ranked(&words, limit);
+                    (words, None)
+                } else {
+                    let any = born_in.iter().map(|id| format!("ws : \"{}\"", workspace_token(id)));
+                    let narrowed = format!("({}) AND {words}", any.collect::<Vec<_>>().join(" OR "));
+                    (narrowed, Some(self.notes_born_in(&born_in)?))
                 }
-                let any = born_in.iter().map(|id| format!("ws : \"{}\"", workspace_token(id)));
-                format!("({}) AND {words}", any.collect::<Vec<_>>().join(" OR "))
             }
         };
-        self.ranked(&expression, limit)
+        match join {
+            Join::Any => self.ranked_here(&expression, limit, scope_rows),
+            // Rows holding every word do not show how many hold each one:
+            // FTS5 counts them (a search made only when recall would abstain).
+            Join::Every => self.ranked_by_fts5(&expression, limit),
+        }
     }
 
-    /// The best `limit` notes matching the FTS5 `expression`, by BM25.
-    fn ranked(&self, expression: &str, limit: usize) -> Result<Vec<(NoteId, f64)>, StoreError> {
+    /// The best `limit` notes matching the FTS5 `expression` (an OR of
+    /// words, narrowed or not), by BM25 computed from each matched row's
+    /// counts (`bm25.rs`); `scope_rows`: the notes of the workspace searched.
+    fn ranked_here(
+        &self,
+        expression: &str,
+        limit: usize,
+        scope_rows: Option<i64>,
+    ) -> Result<Vec<(NoteId, f64)>, StoreError> {
+        // Stepped row by row: FTS5 refuses its functions inside an aggregate.
+        let sql = format!("SELECT {}(notes_fts) FROM notes_fts WHERE notes_fts MATCH ?1", term_counts::FUNCTION);
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let (_, matched) = term_counts::gather(|| -> rusqlite::Result<()> {
+            let mut rows = stmt.query([expression])?;
+            while rows.next()?.is_some() {}
+            Ok(())
+        })?;
+        let weighing = bm25::Weighing { title: TITLE_WEIGHT, body: 1.0, scope_rows };
+        Ok(bm25::best(&matched, weighing, limit))
+    }
+
+    /// How many notes were born in the workspaces `born_in` (an index search
+    /// on `notes.workspace`).
+    fn notes_born_in(&self, born_in: &[String]) -> Result<i64, StoreError> {
+        let mut stmt = self.conn.prepare_cached("SELECT count(*) FROM notes WHERE workspace = ?1")?;
+        let mut total = 0;
+        for id in born_in {
+            total += stmt.query_row([id], |r| r.get::<_, i64>(0))?;
+        }
+        Ok(total)
+    }
+
+    /// The best `limit` notes matching the FTS5 `expression`, by FTS5's
+    /// `bm25()` (a word's documents counted over the whole index).
+    fn ranked_by_fts5(&self, expression: &str, limit: usize) -> Result<Vec<(NoteId, f64)>, StoreError> {
         let sql = "SELECT f.rowid, -bm25(notes_fts, ?3, 1.0, 0.0) AS score FROM notes_fts f
                    WHERE notes_fts MATCH ?1 ORDER BY score DESC, f.rowid LIMIT ?2";
         let mut stmt = self.conn.prepare_cached(sql)?;
