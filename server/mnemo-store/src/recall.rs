@@ -91,8 +91,10 @@ impl Store {
                     scopes.push(&Scope::All);
                 }
                 for scope in scopes {
+                    // The workspace's score first (its words counted in it);
+                    // the store's pass adds the other workspaces' notes.
                     for (id, score) in store.lexical_matches(text, pool, scope)? {
-                        evidence.entry(id).or_default().lexical = Some(score);
+                        evidence.entry(id).or_default().lexical.get_or_insert(score);
                         lexical += 1;
                     }
                 }

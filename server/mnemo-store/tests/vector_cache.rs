@@ -138,10 +138,14 @@ fn assert_same_as_exact(store: &Store, written: &Written, numbers: &mut Numbers,
             [store.nearest(&query, 20, &scope).unwrap(), store.nearest(&query, 5, &all).unwrap()],
             "{moment}"
         );
+        // In the other order, and the store's twice (the list each reads is
+        // handed on or copied, never read after it was handed on).
+        let turned = store.nearest_each(&query, &[(5, &all), (20, &scope), (7, &all)]).unwrap();
+        assert_eq!(turned, [both[1].clone(), both[0].clone(), store.nearest(&query, 7, &all).unwrap()], "{moment}");
     }
     assert_eq!(
         mnemo_store::vector_cache::searched_kept() - before,
-        12 * 3 + 12 * 4,
+        12 * 3 + 12 * 8,
         "{moment}: every search was answered from the kept copy"
     );
 }

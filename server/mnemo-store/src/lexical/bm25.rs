@@ -4,8 +4,10 @@
 //! are counted among the rows of the scope searched, and the scope's rows
 //! are the collection. For a search of the whole index these are FTS5's own
 //! counts and the scores are `bm25()`'s to the bit (`tests/lexical_scope.rs`);
-//! for one workspace of a shared store they are that workspace's, so it
-//! ranks as it would alone, and no posting list is walked beyond it.
+//! for one workspace of a shared store they are that workspace's — it ranks
+//! as it would alone but for the average length, which is the whole
+//! index's — and no posting list is walked beyond it. A shared store on
+//! PostgreSQL counts the same way (`postgres/search.rs`, these constants).
 //!
 //! Every row holding any phrase of the query must be among the rows given
 //! (an OR of the words: [`super::Join::Any`]), or the counts fall short.
@@ -14,8 +16,12 @@ use mnemo_core::NoteId;
 
 use super::term_counts::Matched;
 
-const K1: f64 = 1.2;
-const B: f64 = 0.75;
+/// Term-frequency saturation.
+pub(crate) const K1: f64 = 1.2;
+/// Length normalisation.
+pub(crate) const B: f64 = 0.75;
+/// The least IDF a phrase has (a phrase in more than half the documents).
+pub(crate) const IDF_FLOOR: f64 = 1e-6;
 
 /// How the rows are weighed: the title's and the body's weight, and how
 /// many rows the scope searched holds (`None`: the whole index).
@@ -30,28 +36,27 @@ pub(crate) struct Weighing {
 pub(crate) fn best(matched: &Matched, weighing: Weighing, limit: usize) -> Vec<(NoteId, f64)> {
     let Some(index) = matched.index else { return Vec::new() };
     let rows = matched.rowids.len();
-    let collection = weighing.scope_rows.unwrap_or(index.rows);
+    // A write between counting the scope and matching could leave it short.
+    let collection = weighing.scope_rows.unwrap_or(index.rows).max(rows as i64);
     let average_length = index.tokens as f64 / index.rows as f64;
     let mut holding = vec![0i64; matched.phrases];
-    for row in 0..rows {
-        for (held, hits) in holding.iter_mut().zip(matched.hits_of(row)) {
-            *held += i64::from(hits[0] + hits[1] > 0);
-        }
+    for hit in &matched.hits {
+        holding[hit.phrase as usize] += 1;
     }
     let idf: Vec<f64> = holding
         .iter()
         .map(|&holding| {
             let idf = (((collection - holding) as f64 + 0.5) / (holding as f64 + 0.5)).ln();
-            if idf <= 0.0 { 1e-6 } else { idf }
+            if idf <= 0.0 { IDF_FLOOR } else { idf }
         })
         .collect();
     let mut scored: Vec<(NoteId, f64)> = (0..rows)
         .map(|row| {
             let norm = K1 * (1.0 - B + B * matched.lengths[row] as f64 / average_length);
             let mut score = 0.0;
-            for (hits, idf) in matched.hits_of(row).iter().zip(&idf) {
-                let frequency = f64::from(hits[0]) * weighing.title + f64::from(hits[1]) * weighing.body;
-                score += idf * ((frequency * (K1 + 1.0)) / (frequency + norm));
+            for hit in matched.hits_of(row) {
+                let frequency = f64::from(hit.title) * weighing.title + f64::from(hit.body) * weighing.body;
+                score += idf[hit.phrase as usize] * ((frequency * (K1 + 1.0)) / (frequency + norm));
             }
             (matched.rowids[row], score)
         })
@@ -63,4 +68,32 @@ pub(crate) fn best(matched: &Matched, weighing: Weighing, limit: usize) -> Vec<(
     }
     scored.sort_unstable_by(order);
     scored
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::term_counts::{Hit, IndexCounts, Matched};
+    use super::*;
+
+    fn matched(rows: &[(i64, i64, &[Hit])]) -> Matched {
+        let mut matched = Matched::for_test(IndexCounts { rows: 10, tokens: 100 }, 2);
+        for (rowid, length, hits) in rows {
+            matched.push_for_test(*rowid, *length, hits);
+        }
+        matched
+    }
+
+    #[test]
+    fn none_asked_none_given_and_a_short_count_of_the_scope_is_no_nan() {
+        let hit = |phrase, body| Hit { phrase, title: 0, body };
+        let rows = matched(&[(1, 10, &[hit(0, 1)]), (2, 10, &[hit(0, 2), hit(1, 1)]), (3, 5, &[hit(1, 1)])]);
+        let weighing = Weighing { title: 2.0, body: 1.0, scope_rows: Some(3) };
+        assert!(best(&rows, weighing, 0).is_empty());
+        let all = best(&rows, weighing, 10);
+        assert_eq!(all.iter().map(|r| r.0).collect::<Vec<_>>(), [2, 3, 1]);
+        // A scope counted before a write added rows to it.
+        let short = best(&rows, Weighing { scope_rows: Some(1), ..weighing }, 10);
+        assert!(short.iter().all(|(_, score)| score.is_finite() && *score > 0.0), "{short:?}");
+        assert!(best(&matched(&[]), weighing, 10).is_empty());
+    }
 }

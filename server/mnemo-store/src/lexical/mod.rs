@@ -14,7 +14,7 @@ use crate::error::StoreError;
 use crate::read::Scope;
 use crate::store::Store;
 
-mod bm25;
+pub(crate) mod bm25;
 pub(crate) mod term_counts;
 
 /// BM25 weight of the title column relative to the body.

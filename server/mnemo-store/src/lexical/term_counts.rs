@@ -1,4 +1,4 @@
-//! `mnemo_terms(notes_fts)`: an FTS5 auxiliary function that gathers what
+//! `mnemo_row_counts(notes_fts)`: an FTS5 auxiliary function that gathers what
 //! BM25 needs of each matched row — how often each phrase of the query occurs
 //! in its title and in its body, and its length in tokens — with the index's
 //! row and token counts, so that the score is computed here (`bm25.rs`)
@@ -21,10 +21,10 @@ use rusqlite::Connection;
 use rusqlite::ffi;
 
 /// The function's name in SQL.
-pub(crate) const FUNCTION: &str = "mnemo_terms";
+pub(crate) const FUNCTION: &str = "mnemo_row_counts";
 
 /// The rows one query matched, as the function gathered them.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Matched {
     /// The whole index's counts (`None` until a row is matched).
     pub index: Option<IndexCounts>,
@@ -33,15 +33,58 @@ pub(crate) struct Matched {
     pub rowids: Vec<i64>,
     /// Tokens in all of each row's columns (FTS5's `xColumnSize(-1)`).
     pub lengths: Vec<i64>,
-    /// Per row, per phrase of the query in its order: occurrences in the
-    /// title and in the body (the `ws` column's are not counted).
-    pub hits: Vec<[u32; 2]>,
+    /// Each row's phrases, in the order of the query's, that occur in its
+    /// title or body (only those: a pasted log of thousands of words would
+    /// otherwise keep thousands of counts per row).
+    pub hits: Vec<Hit>,
+    /// Where each row's hits begin in `hits`, and where the last ends.
+    starts: Vec<usize>,
+    /// The current row's counts per phrase while it is read (zero between rows).
+    scratch: Vec<[u32; 2]>,
+    touched: Vec<u32>,
+}
+
+/// How often one phrase of the query occurs in a row's title and body (the
+/// `ws` column's are not counted).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Hit {
+    pub phrase: u32,
+    pub title: u32,
+    pub body: u32,
+}
+
+impl Default for Matched {
+    fn default() -> Matched {
+        Matched {
+            index: None,
+            phrases: 0,
+            rowids: Vec::new(),
+            lengths: Vec::new(),
+            hits: Vec::new(),
+            starts: vec![0],
+            scratch: Vec::new(),
+            touched: Vec::new(),
+        }
+    }
 }
 
 impl Matched {
-    /// Row `row`'s counts, one per phrase.
-    pub fn hits_of(&self, row: usize) -> &[[u32; 2]] {
-        &self.hits[row * self.phrases..(row + 1) * self.phrases]
+    /// Row `row`'s hits, in the order of the query's phrases.
+    pub fn hits_of(&self, row: usize) -> &[Hit] {
+        &self.hits[self.starts[row]..self.starts[row + 1]]
+    }
+
+    #[cfg(test)]
+    pub(crate) fn for_test(index: IndexCounts, phrases: usize) -> Matched {
+        Matched { index: Some(index), phrases, ..Matched::default() }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn push_for_test(&mut self, rowid: i64, length: i64, hits: &[Hit]) {
+        self.rowids.push(rowid);
+        self.lengths.push(length);
+        self.hits.extend_from_slice(hits);
+        self.starts.push(self.hits.len());
     }
 }
 
@@ -56,7 +99,7 @@ thread_local! {
     static GATHERED: RefCell<Matched> = RefCell::default();
 }
 
-/// Run `query`, which steps a statement calling `mnemo_terms`, and return
+/// Run `query`, which steps a statement calling the function, and return
 /// what the function gathered of the rows it matched.
 pub(crate) fn gather<T, E>(query: impl FnOnce() -> Result<T, E>) -> Result<(T, Matched), E> {
     GATHERED.with_borrow_mut(|gathered| *gathered = Matched::default());
@@ -65,7 +108,7 @@ pub(crate) fn gather<T, E>(query: impl FnOnce() -> Result<T, E>) -> Result<(T, M
     Ok((answer?, gathered))
 }
 
-/// Make `mnemo_terms` known to FTS5 on `conn`.
+/// Make the function known to FTS5 on `conn`.
 pub(crate) fn register(conn: &Connection) -> rusqlite::Result<()> {
     let api = fts5_api(conn)?;
     let name = std::ffi::CString::new(FUNCTION).expect("no NUL in the name");
@@ -150,12 +193,10 @@ unsafe fn gather_row(
     };
     if matched.index.is_none() {
         (matched.index, matched.phrases) = (Some(index), phrases);
+        matched.scratch = vec![[0, 0]; phrases];
     } else if matched.phrases != phrases {
         return Err(ffi::SQLITE_MISUSE);
     }
-    let first = matched.hits.len();
-    matched.hits.resize(first + phrases, [0, 0]);
-    let hits = &mut matched.hits[first..];
     unsafe {
         let mut instances: c_int = 0;
         ok((api.xInstCount.ok_or(missing)?)(fts, &mut instances))?;
@@ -163,13 +204,24 @@ unsafe fn gather_row(
         for i in 0..instances {
             let (mut phrase, mut column, mut offset): (c_int, c_int, c_int) = (0, 0, 0);
             ok(inst(fts, i, &mut phrase, &mut column, &mut offset))?;
-            if let (Ok(phrase), Ok(column @ 0..=1)) = (usize::try_from(phrase), usize::try_from(column))
-                && let Some(counts) = hits.get_mut(phrase)
+            if let (Ok(phrase), Ok(column @ 0..=1)) = (u32::try_from(phrase), usize::try_from(column))
+                && let Some(counts) = matched.scratch.get_mut(phrase as usize)
             {
+                if *counts == [0, 0] {
+                    matched.touched.push(phrase);
+                }
                 counts[column] += 1;
             }
         }
     }
+    // In the query's order: BM25 adds the phrases' shares in that order.
+    matched.touched.sort_unstable();
+    for &phrase in &matched.touched {
+        let [title, body] = std::mem::take(&mut matched.scratch[phrase as usize]);
+        matched.hits.push(Hit { phrase, title, body });
+    }
+    matched.touched.clear();
+    matched.starts.push(matched.hits.len());
     matched.rowids.push(rowid);
     matched.lengths.push(length);
     Ok(())

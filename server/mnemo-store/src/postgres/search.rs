@@ -1,6 +1,6 @@
 //! Recall's candidates found in the database of a shared store: PostgreSQL's
 //! full-text search over `notes.search` (english stemming, no stopwords), scored by BM25
-//! as FTS5 scores it, for the lexical side, and pgvector's cosine distance over every
+//! as a local store scores it (`lexical/bm25.rs`), for the lexical side, and pgvector's cosine distance over every
 //! chunk in scope for the vector side (exact: README, "A team's store on
 //! PostgreSQL", has the measurement). The ranking itself stays in
 //! `crate::recall`, the same for both kinds of store.
@@ -9,19 +9,17 @@ use mnemo_core::NoteId;
 
 use super::pg;
 use crate::error::StoreError;
+use crate::lexical::bm25::{B, IDF_FLOOR, K1};
 use crate::lexical::{Join, TITLE_WEIGHT};
 use crate::read::Scope;
 
-/// BM25's term-frequency saturation and length normalisation, FTS5's values.
-const K1: f64 = 1.2;
-const B: f64 = 0.75;
-
 /// Up to `limit` notes holding any (or every) of `words`, best first, with
-/// their BM25 score (higher is better) as FTS5 computes it: k1 1.2, b 0.75,
-/// each word's idf over the whole store (`mnemo_terms`), its weighted count
-/// in each note from the postings (`note_terms`), a note's length against
-/// the average (`mnemo_text_stats`). The postings are read for the query's
-/// words only.
+/// their BM25 score (higher is better) as a local store computes it: k1 1.2,
+/// b 0.75, each word's idf over the whole store (`mnemo_terms`) — or, for
+/// any of the words in one workspace, over that workspace's notes (its
+/// postings counted) — its weighted count in each note from the postings
+/// (`note_terms`), a note's length against the store's average
+/// (`mnemo_text_stats`). The postings are read for the query's words only.
 pub(crate) fn lexical(
     client: &mut postgres::Client,
     words: &[String],
@@ -42,23 +40,31 @@ pub(crate) fn lexical(
         // The query is still a parameter of the statement, so it must be typed.
         "AND $1::text IS NOT NULL"
     };
+    // Any of the words in one workspace: counted in it, as `lexical/bm25.rs`
+    // counts them in a local store.
+    let in_scope = join == Join::Any && scope.workspace_param().is_some();
     let sql = format!(
         "WITH stats AS MATERIALIZED (
-             SELECT notes::float8 AS n, tokens::float8 / greatest(notes, 1) AS avgdl FROM mnemo_text_stats),
+             SELECT CASE WHEN $5 THEN (SELECT count(*) FROM notes WHERE {notes_in_scope}) ELSE notes END::float8 AS n,
+                    tokens::float8 / greatest(notes, 1) AS avgdl FROM mnemo_text_stats),
          terms AS MATERIALIZED (
-             SELECT l AS lexeme,
-                    greatest(ln((s.n - COALESCE(t.notes, 0) + 0.5) / (COALESCE(t.notes, 0) + 0.5)), 1e-6) AS idf
+             SELECT l AS lexeme, greatest(ln((s.n - d.notes + 0.5) / (d.notes + 0.5)), {IDF_FLOOR:?}) AS idf
              FROM unnest(tsvector_to_array(to_tsvector('mnemo', mnemo_words($4)))) l
-             CROSS JOIN stats s LEFT JOIN mnemo_terms t ON t.lexeme = l)
+             CROSS JOIN stats s LEFT JOIN mnemo_terms t ON t.lexeme = l
+             CROSS JOIN LATERAL (SELECT CASE WHEN $5
+                 THEN (SELECT count(*) FROM note_terms h WHERE h.lexeme = l AND {postings_in_scope})
+                 ELSE COALESCE(t.notes, 0) END::float8 AS notes) d)
          SELECT p.note_id, sum(t.idf * h.tf * ({K1} + 1) / (h.tf + {K1} * (1 - {B} + {B} * p.len / greatest(s.avgdl, 1))))::float8 AS score
          FROM terms t JOIN note_terms p ON p.lexeme = t.lexeme CROSS JOIN stats s
          CROSS JOIN LATERAL (SELECT p.in_title * {TITLE_WEIGHT:?} + p.in_body AS tf) h
          WHERE ($3::text IS NULL OR {}) {whole}
          GROUP BY p.note_id ORDER BY score DESC, p.note_id LIMIT $2",
-        crate::workspace::born_in("p.workspace", "$3::text")
+        crate::workspace::born_in("p.workspace", "$3::text"),
+        notes_in_scope = crate::workspace::born_in("workspace", "$3::text"),
+        postings_in_scope = crate::workspace::born_in("h.workspace", "$3::text"),
     );
     let rows = client
-        .query(&sql, &[&query, &(limit as i64), &scope.workspace_param(), &words.join(" ")])
+        .query(&sql, &[&query, &(limit as i64), &scope.workspace_param(), &words.join(" "), &in_scope])
         .map_err(|e| pg("cannot search the notes' text", e))?;
     Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
 }

@@ -4,7 +4,10 @@
 //! order, then `1 - dot / (sqrt(a) * sqrt(b))` in `double`), so a search of
 //! the kept copy gives sqlite-vec's distances to the bit without a call
 //! through SQLite for each chunk scored exactly (a quarter of that stage).
-//! A test holds the two equal on random vectors.
+//! A test holds the two equal on random vectors. That needs sqlite-vec's C
+//! compiled without fused multiply-adds, as `cc` compiles it for x86-64; a
+//! compiler that fuses `dot += a * b` (GCC on aarch64 by default) would
+//! differ in the last bits, and that test would say so.
 
 /// The cosine distance between the little-endian `f32` vectors `stored` and
 /// `query` (as `vec_distance_cosine(stored, query)`); `None` when their

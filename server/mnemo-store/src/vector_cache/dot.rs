@@ -57,10 +57,6 @@ fn dot_portable(codes: &[i8], weights: &[i16]) -> i32 {
     codes.iter().zip(weights).map(|(&c, &w)| i32::from(c) * i32::from(w)).sum()
 }
 
-/// Sixteen codes at a time: widened to 16 bits, multiplied by the weights
-/// and added in pairs into eight 32-bit sums (`vpmaddwd`). A scan of 100k
-/// chunks of 384 dimensions took 7–9 ms through the compiler's widening to
-/// 32 bits first, which multiplies eight at a time.
 /// Thirty-two codes at a time, as [`dot_avx2`] does sixteen.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw")]
@@ -84,6 +80,10 @@ fn dot_avx512(codes: &[i8], weights: &[i16]) -> i32 {
     _mm512_reduce_add_epi32(sums) + dot_portable(&codes[whole..n], &weights[whole..n])
 }
 
+/// Sixteen codes at a time: widened to 16 bits, multiplied by the weights
+/// and added in pairs into eight 32-bit sums (`vpmaddwd`). A scan of 100k
+/// chunks of 384 dimensions took 7–9 ms through the compiler's widening to
+/// 32 bits first, which multiplies eight at a time.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]

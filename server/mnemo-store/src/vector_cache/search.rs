@@ -65,16 +65,22 @@ impl Kept {
             .collect();
         let mut sums = Vec::new();
         dots(&self.codes, dims, &weights, &chunks, &mut sums);
-        let scored: Vec<(f32, usize)> = chunks
+        let mut scored: Vec<(f32, usize)> = chunks
             .iter()
             .zip(&sums)
             .map(|(&at, &sum)| (self.chunks[at as usize].factor * query_factor * sum as f32, at as usize))
             .collect();
         let mut exact = Exact::new(store, query, dims)?;
         let mut answers = Vec::with_capacity(searches.len());
-        for (search, only) in searches.iter().zip(only) {
+        // A search of every chunk takes the list when no search after it
+        // reads it; otherwise a copy.
+        let last_reader = only.iter().rposition(Option::is_some);
+        for (at, (search, only)) in searches.iter().zip(only).enumerate() {
             let answer = match only {
                 None => Vec::new(),
+                Some(None) if Some(at) == last_reader => {
+                    self.select(&mut exact, std::mem::take(&mut scored), search)?
+                }
                 Some(None) => self.select(&mut exact, scored.clone(), search)?,
                 Some(Some(w)) => {
                     let mine = scored.iter().filter(|(_, at)| self.chunks[*at].workspace == w).copied().collect();
@@ -147,9 +153,6 @@ impl Kept {
 /// once per search.
 struct Exact<'s> {
     vectors: blocks::VectorReader<'s>,
-    /// sqlite-vec's own distance function, for what `cosine::distance`
-    /// does not answer (vectors of zeros: SQLite's answer, as before).
-    between: CachedStatement<'s>,
     through_vec0: CachedStatement<'s>,
     query: Vec<u8>,
     query_floats: Vec<f32>,
@@ -161,7 +164,6 @@ impl<'s> Exact<'s> {
     fn new(store: &'s Store, query: &[f32], dims: usize) -> Result<Exact<'s>, StoreError> {
         Ok(Exact {
             vectors: blocks::VectorReader::new(store, dims),
-            between: store.conn.prepare_cached("SELECT vec_distance_cosine(?2, ?1)")?,
             through_vec0: store
                 .conn
                 .prepare_cached("SELECT vec_distance_cosine(embedding, ?1) FROM note_vectors WHERE rowid = ?2")?,
@@ -187,10 +189,8 @@ impl<'s> Exact<'s> {
             }
         };
         let distance = match read {
-            Some(()) => match super::cosine::distance(&self.stored, &self.query_floats) {
-                Some(distance) => Some(distance),
-                None => Some(self.between.query_row(rusqlite::params![self.query, self.stored], |r| r.get(0))?),
-            },
+            // No distance (a vector of zeros: sqlite-vec's is NULL): not a match.
+            Some(()) => super::cosine::distance(&self.stored, &self.query_floats),
             None => {
                 RESCORED_THROUGH_VEC0.fetch_add(1, Ordering::Relaxed);
                 self.through_vec0.query_row(rusqlite::params![self.query, rowid], |r| r.get(0)).optional()?
