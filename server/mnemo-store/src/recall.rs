@@ -83,31 +83,41 @@ impl Store {
             let workspace = Scope::Workspace(request.workspace.clone());
             let others = store.has_other_workspaces(&request.workspace)?;
             let vector = vector.filter(|_| request.mode != RankingMode::LexicalOnly);
-            let mut evidence: BTreeMap<NoteId, Evidence> = BTreeMap::new();
-            let (mut lexical, mut nearest) = (0, 0);
-            if request.mode != RankingMode::VectorOnly {
-                let mut scopes = vec![&workspace];
-                if others && vector.is_none() {
-                    scopes.push(&Scope::All);
-                }
-                for scope in scopes {
-                    // The workspace's score first (its words counted in it);
-                    // the store's pass adds the other workspaces' notes.
-                    for (id, score) in store.lexical_matches(text, pool, scope)? {
-                        evidence.entry(id).or_default().lexical.get_or_insert(score);
-                        lexical += 1;
+            // The full-text side runs on this thread while a kept copy's
+            // approximate vector pass runs on another (`nearest_each_beside`).
+            let lexical_side = || -> Result<Vec<(NoteId, f64)>, StoreError> {
+                let mut found = Vec::new();
+                if request.mode != RankingMode::VectorOnly {
+                    let mut scopes = vec![&workspace];
+                    if others && vector.is_none() {
+                        scopes.push(&Scope::All);
+                    }
+                    for scope in scopes {
+                        found.extend(store.lexical_matches(text, pool, scope)?);
                     }
                 }
+                Ok(found)
+            };
+            let (nearest_found, lexical_found) = match vector {
+                Some(vector) => {
+                    let mut searches = vec![(pool, &workspace)];
+                    if others {
+                        searches.push((others_wanted(request), &Scope::All));
+                    }
+                    let (found, lexical) = store.nearest_each_beside(vector, &searches, lexical_side)?;
+                    (found.into_iter().flatten().collect(), lexical)
+                }
+                None => (Vec::new(), lexical_side()?),
+            };
+            let mut evidence: BTreeMap<NoteId, Evidence> = BTreeMap::new();
+            let (lexical, nearest) = (lexical_found.len(), nearest_found.len());
+            // The workspace's score first (its words counted in it); the
+            // store's pass adds the other workspaces' notes.
+            for (id, score) in lexical_found {
+                evidence.entry(id).or_default().lexical.get_or_insert(score);
             }
-            if let Some(vector) = vector {
-                let mut searches = vec![(pool, &workspace)];
-                if others {
-                    searches.push((others_wanted(request), &Scope::All));
-                }
-                for (id, distance) in store.nearest_each(vector, &searches)?.into_iter().flatten() {
-                    evidence.entry(id).or_default().similarity = Some(1.0 - f64::from(distance));
-                    nearest += 1;
-                }
+            for (id, distance) in nearest_found {
+                evidence.entry(id).or_default().similarity = Some(1.0 - f64::from(distance));
             }
             let mut candidates = Vec::with_capacity(evidence.len());
             let mut seen: HashSet<NoteId> = HashSet::new();

@@ -118,19 +118,36 @@ impl Store {
         query: &[f32],
         searches: &[(usize, &Scope)],
     ) -> Result<Vec<Vec<(NoteId, f32)>>, StoreError> {
+        Ok(self.nearest_each_beside(query, searches, || Ok(()))?.0)
+    }
+
+    /// [`Store::nearest_each`], with `beside` (which may use this store)
+    /// run on this thread while a kept copy's approximate pass runs on
+    /// another; run before the search when there is no such pass.
+    pub(crate) fn nearest_each_beside<R>(
+        &self,
+        query: &[f32],
+        searches: &[(usize, &Scope)],
+        beside: impl FnOnce() -> Result<R, StoreError>,
+    ) -> Result<(Vec<Vec<(NoteId, f32)>>, R), StoreError> {
         if searches.iter().all(|(k, _)| *k == 0) || self.vector_model()?.is_none_or(|m| m.dims != query.len()) {
-            return Ok(searches.iter().map(|_| Vec::new()).collect());
+            return Ok((searches.iter().map(|_| Vec::new()).collect(), beside()?));
         }
-        if crate::vector_cache::applies(self) {
+        let beside = if crate::vector_cache::applies(self) {
             let wanted: Vec<crate::vector_cache::Wanted<'_>> = searches
                 .iter()
                 .map(|&(k, scope)| crate::vector_cache::Wanted { scope, k, wanted_chunks: k * CHUNKS_PER_NOTE })
                 .collect();
-            if let Some(found) = self.snapshot(|store| crate::vector_cache::nearest(store, query, &wanted))? {
-                return Ok(found);
+            match self.snapshot(|store| crate::vector_cache::nearest_beside(store, query, &wanted, beside))? {
+                (Some(found), beside) => return Ok((found, beside)),
+                (None, beside) => beside,
             }
-        }
-        searches.iter().map(|&(k, scope)| self.scanned_nearest(query, k, scope)).collect()
+        } else {
+            beside()?
+        };
+        let found =
+            searches.iter().map(|&(k, scope)| self.scanned_nearest(query, k, scope)).collect::<Result<_, _>>()?;
+        Ok((found, beside))
     }
 
     /// [`Store::nearest`] through the database's own search: sqlite-vec's

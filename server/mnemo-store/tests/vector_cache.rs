@@ -241,6 +241,23 @@ fn a_kept_copy_of_the_vectors_finds_what_an_exact_search_finds_as_the_store_chan
         "every vector scored exactly was read from the copy's file"
     );
 
+    // A recall's full-text search runs on this thread while the copy's
+    // approximate pass runs on another: the same outcome as a recall with
+    // the copy out of reach (its threshold above the store: scanned by
+    // sqlite-vec, the full-text search first), in one workspace of three.
+    let request = mnemo_core::recall::RecallRequest::new("alpha", 5);
+    let searched = mnemo_store::vector_cache::searched_kept();
+    for _ in 0..6 {
+        let query = numbers.vector();
+        let beside = searcher.recall("note body", Some(&query), &request, 20).unwrap();
+        mnemo_store::vector_cache::keep_vectors_from(usize::MAX);
+        let scanned = searcher.recall("note body", Some(&query), &request, 20).unwrap();
+        mnemo_store::vector_cache::keep_vectors_from(0);
+        assert_eq!(beside, scanned);
+        assert!(beside.candidates.iter().any(|c| c.lexical.is_some() && c.similarity.is_some()), "{beside:?}");
+    }
+    assert_eq!(mnemo_store::vector_cache::searched_kept() - searched, 6 * 2, "the first of each pair used the copy");
+
     // From here on without that file: vectors are read from sqlite-vec's blocks.
     mnemo_store::vector_cache::keep_exact_files(false);
 

@@ -212,14 +212,26 @@ pub(crate) fn applies(store: &Store) -> bool {
 
 /// The answer to each of `searches` as [`Store::nearest`] finds it, from
 /// the kept copy brought up to date (made whole the first time), in one
-/// approximate pass over the chunks. `None` when no scope asked holds
+/// approximate pass over the chunks — with `beside` run on this thread
+/// while that pass runs on another (a recall's full-text search: the two
+/// take about as long on a shared store, and the pass needs no
+/// connection). The answers are `None` when no scope asked holds
 /// [`SEARCHED_FROM_CHUNKS`] (sqlite-vec's scan is quicker), or when the
 /// caller's read transaction sees an older state of the store than the
 /// copy (another request of the same process, begun earlier): then each is
-/// searched through sqlite-vec, and the copy stays.
-pub(crate) fn nearest(store: &Store, query: &[f32], searches: &[Wanted<'_>]) -> Result<Option<Vec<Found>>, StoreError> {
+/// searched through sqlite-vec, and the copy stays. `beside` runs once
+/// either way.
+pub(crate) fn nearest_beside<R>(
+    store: &Store,
+    query: &[f32],
+    searches: &[Wanted<'_>],
+    beside: impl FnOnce() -> Result<R, StoreError>,
+) -> Result<(Option<Vec<Found>>, R), StoreError> {
     let mut all = KEPT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let Some(kept) = fresh(store, &mut all)? else { return Ok(None) };
+    let Some(kept) = fresh(store, &mut all)? else {
+        drop(all);
+        return Ok((None, beside()?));
+    };
     let from = match FROM_CHUNKS.load(Ordering::Relaxed) {
         // Without its file of exact vectors, the copy reads them from
         // sqlite-vec's blocks (~200 µs a block touched): cheaper than the
@@ -229,12 +241,19 @@ pub(crate) fn nearest(store: &Store, query: &[f32], searches: &[Wanted<'_>]) -> 
     };
     if !searches.iter().any(|s| s.k > 0 && kept.chunks_in(s.scope) >= from) {
         keep(&mut all, kept);
-        return Ok(None);
+        drop(all);
+        return Ok((None, beside()?));
     }
-    let found = kept.search(store, query, searches);
+    let (approximate, beside) = std::thread::scope(|scope| {
+        let pass = scope.spawn(|| kept.approximate(query, searches));
+        let beside = beside();
+        (pass.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), beside)
+    });
+    let found = beside.and_then(|beside| Ok((kept.select_each(store, query, searches, approximate)?, beside)));
     keep(&mut all, kept);
     SEARCHED.fetch_add(searches.len() as u64, Ordering::Relaxed);
-    found.map(Some)
+    let (found, beside) = found?;
+    Ok((Some(found), beside))
 }
 
 /// The copy of `store` taken out of `all`, brought up to date — or read

@@ -34,17 +34,22 @@ pub(crate) struct Wanted<'a> {
 /// the copy's list); `None` for a workspace the copy has no chunk of.
 type Only = Option<Option<u32>>;
 
+/// The approximate pass of one search: which chunks each scope holds, and
+/// every chunk in any of them with its approximate score. Made without the
+/// store's connection, so it can run on another thread while the
+/// connection serves something else (`Store::nearest_each_beside`).
+pub(super) struct Approximate {
+    only: Vec<Only>,
+    scored: Vec<(f32, usize)>,
+}
+
 impl Kept {
-    /// The answer to each of `searches`, in their order.
-    pub(super) fn search(
-        &self,
-        store: &Store,
-        query: &[f32],
-        searches: &[Wanted<'_>],
-    ) -> Result<Vec<Found>, StoreError> {
+    /// Every chunk of the scopes of `searches` scored by the approximation;
+    /// `None` when the query is not of the copy's model.
+    pub(super) fn approximate(&self, query: &[f32], searches: &[Wanted<'_>]) -> Option<Approximate> {
         let dims = self.dims();
         if query.len() != dims || dims == 0 {
-            return Ok(searches.iter().map(|_| Vec::new()).collect());
+            return None;
         }
         let only: Vec<Only> = searches
             .iter()
@@ -65,12 +70,28 @@ impl Kept {
             .collect();
         let mut sums = Vec::new();
         dots(&self.codes, dims, &weights, &chunks, &mut sums);
-        let mut scored: Vec<(f32, usize)> = chunks
+        let scored = chunks
             .iter()
             .zip(&sums)
             .map(|(&at, &sum)| (self.chunks[at as usize].factor * query_factor * sum as f32, at as usize))
             .collect();
-        let mut exact = Exact::new(store, query, dims)?;
+        Some(Approximate { only, scored })
+    }
+
+    /// The answer to each of `searches` from its approximate pass: each
+    /// scope's chunks, best first, scored exactly until none left could
+    /// come near its answer.
+    pub(super) fn select_each(
+        &self,
+        store: &Store,
+        query: &[f32],
+        searches: &[Wanted<'_>],
+        approximate: Option<Approximate>,
+    ) -> Result<Vec<Found>, StoreError> {
+        let Some(Approximate { only, mut scored }) = approximate else {
+            return Ok(searches.iter().map(|_| Vec::new()).collect());
+        };
+        let mut exact = Exact::new(store, query, self.dims())?;
         let mut answers = Vec::with_capacity(searches.len());
         // A search of every chunk takes the list when no search after it
         // reads it; otherwise a copy.
