@@ -59,6 +59,9 @@ pub(crate) fn to_blob(vector: &[f32]) -> Vec<u8> {
     vector.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
+/// The nearest notes found by one search (note, cosine distance), nearest first.
+pub type NearestNotes = Vec<(NoteId, f32)>;
+
 impl Store {
     /// The model of the stored vectors, if any were stored.
     pub fn vector_model(&self) -> Result<Option<VectorModel>, StoreError> {
@@ -129,7 +132,7 @@ impl Store {
         query: &[f32],
         searches: &[(usize, &Scope)],
         beside: impl FnOnce() -> Result<R, StoreError>,
-    ) -> Result<(Vec<Vec<(NoteId, f32)>>, R), StoreError> {
+    ) -> Result<(Vec<NearestNotes>, R), StoreError> {
         if searches.iter().all(|(k, _)| *k == 0) || self.vector_model()?.is_none_or(|m| m.dims != query.len()) {
             return Ok((searches.iter().map(|_| Vec::new()).collect(), beside()?));
         }
