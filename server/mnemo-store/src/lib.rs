@@ -47,6 +47,6 @@ pub use mnemo_core::NoteView;
 pub use read::{ListFilter, Scope, Stats, StoredEvent};
 pub use schema::SCHEMA_VERSION;
 pub use store::Store;
-pub use vectors::{NoteEmbedding, UnembeddedNote, VectorModel};
+pub use vectors::{NearestNotes, NoteEmbedding, UnembeddedNote, VectorModel};
 pub use verify::VerifyReport;
 pub use write::Writer;

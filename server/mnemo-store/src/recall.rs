@@ -116,7 +116,10 @@ impl Store {
             // stand, so the notes the other workspaces hold are ranked on the
             // same scale as the workspace's they are counted against (keeping
             // the workspace's scores instead lost a query of the eval
-            // harness's lexical-only run: 0.706 → 0.694 hit@5).
+            // harness's lexical-only run: 0.706 → 0.694 hit@5). A workspace
+            // note below the store's best `pool` keeps the workspace's score:
+            // two scales among the workspace's own, as before the full-text
+            // search counted words per workspace.
             for (id, score) in lexical_found {
                 evidence.entry(id).or_default().lexical = Some(score);
             }

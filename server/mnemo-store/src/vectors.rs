@@ -116,18 +116,17 @@ impl Store {
     /// order: from a kept copy of the vectors, one approximate pass over
     /// the store serves them all (a recall asks for the workspace's and the
     /// store's).
-    pub fn nearest_each(
-        &self,
-        query: &[f32],
-        searches: &[(usize, &Scope)],
-    ) -> Result<Vec<Vec<(NoteId, f32)>>, StoreError> {
+    pub fn nearest_each(&self, query: &[f32], searches: &[(usize, &Scope)]) -> Result<Vec<NearestNotes>, StoreError> {
         Ok(self.nearest_each_beside(query, searches, || Ok(()))?.0)
     }
 
-    /// [`Store::nearest_each`], with `beside` (which may use this store)
-    /// run on this thread while a kept copy's approximate pass runs on
-    /// another; run before the search when there is no such pass.
-    pub(crate) fn nearest_each_beside<R>(
+    /// [`Store::nearest_each`], with `beside` run once on this thread while
+    /// a kept copy's approximate pass runs on another (a recall's full-text
+    /// search); run before the search when there is no such pass. `beside`
+    /// may read this store, but must not search vectors, read them ahead or
+    /// forget a note: the process's kept copies are locked while it runs
+    /// (so a second recall of the process waits for it).
+    pub fn nearest_each_beside<R>(
         &self,
         query: &[f32],
         searches: &[(usize, &Scope)],

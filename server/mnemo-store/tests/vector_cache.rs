@@ -257,6 +257,32 @@ fn a_kept_copy_of_the_vectors_finds_what_an_exact_search_finds_as_the_store_chan
         assert!(beside.candidates.iter().any(|c| c.lexical.is_some() && c.similarity.is_some()), "{beside:?}");
     }
     assert_eq!(mnemo_store::vector_cache::searched_kept() - searched, 6 * 2, "the first of each pair used the copy");
+    // What runs beside the pass runs once on every path — the copy searched,
+    // the copy out of reach, nothing asked — and when it fails the search
+    // fails with it and the copy is kept (not read whole again).
+    let query = numbers.vector();
+    let alpha = Scope::Workspace("alpha".into());
+    let loaded = mnemo_store::vector_cache::loaded_whole();
+    for (threshold, searches) in [(0, vec![(5, &alpha)]), (usize::MAX, vec![(5, &alpha)]), (0, vec![(0, &alpha)])] {
+        mnemo_store::vector_cache::keep_vectors_from(threshold);
+        let calls = std::cell::Cell::new(0);
+        let (found, lexical) = searcher
+            .nearest_each_beside(&query, &searches, || {
+                calls.set(calls.get() + 1);
+                searcher.lexical_matches("note", 3, &alpha)
+            })
+            .unwrap();
+        assert_eq!(calls.get(), 1, "threshold {threshold}, {searches:?}");
+        assert_eq!(found, searcher.nearest_each(&query, &searches).unwrap());
+        assert_eq!(lexical, searcher.lexical_matches("note", 3, &alpha).unwrap());
+        let failed = searcher.nearest_each_beside(&query, &searches, || -> Result<(), _> {
+            Err(mnemo_store::StoreError::Corrupt("refused".into()))
+        });
+        assert!(matches!(failed, Err(mnemo_store::StoreError::Corrupt(_))), "{failed:?}");
+    }
+    mnemo_store::vector_cache::keep_vectors_from(0);
+    searcher.nearest(&query, 5, &alpha).unwrap();
+    assert_eq!(mnemo_store::vector_cache::loaded_whole(), loaded, "the copy was kept through every failure");
 
     // From here on without that file: vectors are read from sqlite-vec's blocks.
     mnemo_store::vector_cache::keep_exact_files(false);

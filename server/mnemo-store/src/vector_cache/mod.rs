@@ -220,7 +220,9 @@ pub(crate) fn applies(store: &Store) -> bool {
 /// caller's read transaction sees an older state of the store than the
 /// copy (another request of the same process, begun earlier): then each is
 /// searched through sqlite-vec, and the copy stays. `beside` runs once
-/// either way.
+/// either way; the kept copies stay locked while it runs (a second recall
+/// of the process waits, as it waited for the pass and the exact stage),
+/// and the copy is kept when it fails.
 pub(crate) fn nearest_beside<R>(
     store: &Store,
     query: &[f32],
@@ -251,8 +253,8 @@ pub(crate) fn nearest_beside<R>(
     });
     let found = beside.and_then(|beside| Ok((kept.select_each(store, query, searches, approximate)?, beside)));
     keep(&mut all, kept);
-    SEARCHED.fetch_add(searches.len() as u64, Ordering::Relaxed);
     let (found, beside) = found?;
+    SEARCHED.fetch_add(searches.len() as u64, Ordering::Relaxed);
     Ok((Some(found), beside))
 }
 
