@@ -247,9 +247,16 @@ pub(crate) fn nearest_beside<R>(
         return Ok((None, beside()?));
     }
     let (approximate, beside) = std::thread::scope(|scope| {
-        let pass = scope.spawn(|| kept.approximate(query, searches));
+        // A thread the system refuses (none left): the pass runs here, after.
+        let pass = std::thread::Builder::new()
+            .name("mnemo-vectors".into())
+            .spawn_scoped(scope, || kept.approximate(query, searches));
         let beside = beside();
-        (pass.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), beside)
+        let approximate = match pass {
+            Ok(pass) => pass.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => kept.approximate(query, searches),
+        };
+        (approximate, beside)
     });
     let found = beside.and_then(|beside| Ok((kept.select_each(store, query, searches, approximate)?, beside)));
     keep(&mut all, kept);
