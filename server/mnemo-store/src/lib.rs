@@ -42,7 +42,7 @@ pub mod workspace;
 mod write;
 
 pub use error::StoreError;
-pub use lexical::match_expression;
+pub use lexical::{QUERY_WORDS, match_expression, words_left_out};
 pub use mnemo_core::NoteView;
 pub use read::{ListFilter, Scope, Stats, StoredEvent};
 pub use schema::SCHEMA_VERSION;

@@ -52,10 +52,29 @@ fn fts5_expression(words: &[String], join: Join) -> String {
 /// words, took 94 s; 20k took 0.5 s).
 pub const QUERY_WORDS: usize = 1_000;
 
-/// The query's distinct words, lowercased, stopwords and repeats left out
-/// (a set remembers the repeats: a pasted log of 50k words was seconds of
-/// comparisons when the list itself was searched); at most [`QUERY_WORDS`].
+/// How many distinct words of `query` a search leaves out ([`QUERY_WORDS`]),
+/// for the person to be told.
+pub fn words_left_out(query: &str) -> usize {
+    distinct_words(query).len().saturating_sub(QUERY_WORDS)
+}
+
+/// The query's distinct words, lowercased, stopwords and repeats left out;
+/// at most [`QUERY_WORDS`].
 pub(crate) fn query_words(query: &str) -> Option<Vec<String>> {
+    let mut words = distinct_words(query);
+    if words.is_empty() {
+        return None;
+    }
+    if words.len() > QUERY_WORDS {
+        words.drain(QUERY_WORDS / 2..words.len() - (QUERY_WORDS - QUERY_WORDS / 2));
+    }
+    Some(words)
+}
+
+/// Every distinct word of `query` in its order, lowercased, stopwords left
+/// out (a set remembers the repeats: a pasted log of 50k words was seconds
+/// of comparisons when the list itself was searched).
+fn distinct_words(query: &str) -> Vec<String> {
     let mut words: Vec<String> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for word in query.split(|c: char| !c.is_alphanumeric() && c != '_').filter(|w| !w.is_empty()) {
@@ -65,13 +84,7 @@ pub(crate) fn query_words(query: &str) -> Option<Vec<String>> {
         }
         words.push(word);
     }
-    if words.is_empty() {
-        return None;
-    }
-    if words.len() > QUERY_WORDS {
-        words.drain(QUERY_WORDS / 2..words.len() - (QUERY_WORDS - QUERY_WORDS / 2));
-    }
-    Some(words)
+    words
 }
 
 impl Store {
@@ -225,5 +238,7 @@ mod tests {
         assert_eq!(words[500], "word49501");
         assert_eq!(words[QUERY_WORDS - 2..], ["word49999", "purge"]);
         assert_eq!(query_words("a short query, a short one").unwrap(), ["short", "query", "one"]);
+        assert_eq!(words_left_out(&format!("ask about {log} purge")), 50_002 - QUERY_WORDS);
+        assert_eq!(words_left_out("a short query"), 0);
     }
 }

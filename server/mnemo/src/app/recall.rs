@@ -24,6 +24,9 @@ pub(crate) struct Answer {
     pub(crate) reason: Option<String>,
     /// How many candidates late interaction reranked.
     pub(crate) reranked: usize,
+    /// How many distinct words of a long query were not searched for
+    /// (`mnemo_store::QUERY_WORDS`).
+    pub(crate) words_left_out: usize,
 }
 
 /// How many candidates late interaction reranks for this workspace
@@ -65,6 +68,7 @@ pub(crate) fn run_recall(
         mode,
         reason,
         reranked: outcome.reranked,
+        words_left_out: mnemo_store::words_left_out(text),
     })
 }
 
@@ -76,8 +80,17 @@ pub(crate) fn note_with_trust(ctx: &Context, view: &NoteView) -> Value {
 }
 
 /// How the answer was ranked, for people: `ranking: hybrid, the best 30 reranked by late interaction`.
+/// A query too long to search whole says which of its words were searched.
 pub(crate) fn ranking_line(a: &Answer) -> String {
-    format!("ranking: {}", mnemo_core::recall::describe_ranking(a.mode, a.reason.as_deref(), a.reranked, None))
+    let ranking = mnemo_core::recall::describe_ranking(a.mode, a.reason.as_deref(), a.reranked, None);
+    match a.words_left_out {
+        0 => format!("ranking: {ranking}"),
+        left_out => format!(
+            "ranking: {ranking}; the query's words searched by text: its first and last {} of {} (the rest left out)",
+            mnemo_store::QUERY_WORDS / 2,
+            mnemo_store::QUERY_WORDS + left_out
+        ),
+    }
 }
 
 pub(crate) fn answer_json(ctx: &Context, a: &Answer) -> Value {
@@ -133,7 +146,15 @@ pub(crate) fn session_context(
         let mut recent = others;
         recent.reverse();
         recent.truncate(limit);
-        Answer { answer: RecallAnswer::default(), views: recent, candidates: Vec::new(), mode, reason, reranked: 0 }
+        Answer {
+            answer: RecallAnswer::default(),
+            views: recent,
+            candidates: Vec::new(),
+            mode,
+            reason,
+            reranked: 0,
+            words_left_out: 0,
+        }
     } else {
         let mut request = RecallRequest::new(ctx.workspace.id.clone(), limit.max(1));
         request.kinds = Kind::ALL.iter().copied().filter(|k| *k != Kind::Directive).collect();
@@ -166,4 +187,25 @@ pub(crate) fn relevant_enough(answer: Answer) -> Vec<NoteView> {
         .filter(|(_, ranked)| passes(ranked.id) || ranked.via_superseded.is_some_and(passes))
         .map(|(view, _)| view)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_query_too_long_to_search_whole_says_so() {
+        let answer = |words_left_out| Answer {
+            answer: RecallAnswer::default(),
+            views: Vec::new(),
+            candidates: Vec::new(),
+            mode: RankingMode::LexicalOnly,
+            reason: None,
+            reranked: 0,
+            words_left_out,
+        };
+        assert!(!ranking_line(&answer(0)).contains("words searched"));
+        let long = ranking_line(&answer(41_000));
+        assert!(long.ends_with("its first and last 500 of 42000 (the rest left out)"), "{long}");
+    }
 }
