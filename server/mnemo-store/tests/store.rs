@@ -915,3 +915,30 @@ fn a_link_in_place_of_the_turn_file_is_not_followed_and_writes_go_on() {
     assert!(!elsewhere.exists(), "the link's target was not created");
     assert_eq!(store.stats(&Scope::All).unwrap().notes, 1);
 }
+
+#[test]
+fn a_workspace_is_ranked_by_text_with_its_own_word_counts_in_a_shared_store() {
+    // "alpha" is in three of the workspace's four notes and nowhere else;
+    // "beta" in its fourth and in twenty notes of another workspace. Counted
+    // in the workspace, "beta" is the rare word and its note comes first;
+    // counted over the store, "alpha" would be, and "beta" the common one.
+    let mut f = fixture();
+    let beta = f
+        .store
+        .write(|w| {
+            for n in 0..3 {
+                w.create("mine", note(Kind::Finding, &format!("alpha {n}")), Actor::Agent, Timestamp(1))?;
+            }
+            for n in 0..20 {
+                w.create("theirs", note(Kind::Finding, &format!("beta {n}")), Actor::Agent, Timestamp(1))?;
+            }
+            w.create("mine", note(Kind::Finding, "beta"), Actor::Agent, Timestamp(1))
+        })
+        .unwrap();
+    let found = f.store.lexical_matches("alpha beta", 10, &ws("mine")).unwrap();
+    assert_eq!(found.len(), 4, "{found:?}");
+    assert_eq!(found[0].0, beta, "{found:?}");
+    assert!(found[0].1 > found[1].1, "{found:?}");
+    let everywhere = f.store.lexical_matches("alpha beta", 30, &Scope::All).unwrap();
+    assert_ne!(everywhere[0].0, beta, "over the whole store, alpha is the rare word: {everywhere:?}");
+}
