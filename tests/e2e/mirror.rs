@@ -194,3 +194,47 @@ fn export_watch_keeps_a_mirror_current_for_writes_from_other_processes() {
     assert!(!err.contains("panicked") && !err.contains("warning"), "{err}");
     assert!(err.contains("rendered epoch 3"), "{err}");
 }
+
+/// Whether a process stands for the workspace's mirror (its standing file
+/// beside the store is locked).
+fn someone_stands(env: &Env) -> bool {
+    let data = env.store.parent().unwrap();
+    let standing = std::fs::read_dir(data).unwrap().map(|e| e.unwrap().path()).find(|p| {
+        p.file_name().unwrap().to_string_lossy().starts_with("memory.db-mirror-")
+            && p.extension().is_some_and(|e| e == "standing")
+    });
+    standing.is_some_and(|path| std::fs::File::open(path).unwrap().try_lock().is_err())
+}
+
+#[test]
+fn an_agents_mcp_server_renders_the_mirror_for_every_writer_and_leaves_it_current() {
+    let env = Env::new().file_store();
+    env.ok(&["export", "--enable"]);
+    let mcp = crate::mcp::Mcp::start(&env);
+    wait_until("the MCP server stands for the mirror", || someone_stands(&env));
+
+    // The person's CLI writes return without rendering; the server renders them.
+    for i in 0..5 {
+        let out = env.run(&["remember", "--kind", "finding", "--title", &format!("written by hand {i}")]);
+        assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
+    }
+    wait_until("the mirror shows the CLI's writes", || mirror(&env).contains("written by hand 4"));
+
+    // A write just before the server exits is shown once it has.
+    env.remember("finding", "the last word");
+    mcp.finish();
+    assert!(mirror(&env).contains("the last word"), "the server caught the mirror up as it stopped");
+    assert!(!someone_stands(&env));
+    assert_eq!(env.ok(&["export"]).split(' ').nth(1), Some("is"), "the mirror is up to date");
+
+    // A server killed while standing: the next command catches the mirror up.
+    let mcp = crate::mcp::Mcp::start(&env);
+    wait_until("the new server stands", || someone_stands(&env));
+    env.remember("finding", "left to a server about to die");
+    mcp.kill();
+    env.ok(&["list"]);
+    assert!(mirror(&env).contains("left to a server about to die"));
+    // With no one standing, a writer renders again before it returns.
+    env.remember("finding", "rendered by its writer");
+    assert!(mirror(&env).contains("rendered by its writer"));
+}

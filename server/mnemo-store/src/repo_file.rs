@@ -29,15 +29,20 @@ impl RepoFileError {
 }
 
 /// Open `path` without blocking (a FIFO's open would wait for a writer)
-/// and check what it is through the open handle, then read at most `limit`
-/// bytes of it.
-pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, RepoFileError> {
-    let shown = || path.display().to_string();
+/// and check through the open handle that it is a regular file.
+fn open_regular(path: &Path) -> Result<(std::fs::File, std::fs::Metadata), RepoFileError> {
     let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
-        return Err(RepoFileError::NotRegular { path: shown() });
+        return Err(RepoFileError::NotRegular { path: path.display().to_string() });
     }
+    Ok((file, meta))
+}
+
+/// Read at most `limit` bytes of the regular file at `path`.
+pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, RepoFileError> {
+    let shown = || path.display().to_string();
+    let (file, meta) = open_regular(path)?;
     if meta.len() > limit {
         return Err(RepoFileError::TooLarge { path: shown(), size: meta.len(), limit });
     }
@@ -56,9 +61,12 @@ pub fn read_text(path: &Path) -> Result<String, RepoFileError> {
         .map_err(|_| RepoFileError::Io(std::io::Error::new(std::io::ErrorKind::InvalidData, "it is not UTF-8 text")))
 }
 
-/// The first bytes of a regular file (to check a header), never blocking.
+/// Whether a regular file starts with `prefix` (a header), never blocking;
+/// only as many bytes as the prefix holds are read, whatever the file's size.
 pub fn starts_with(path: &Path, prefix: &[u8]) -> bool {
-    read_limited(path, MAX_REPO_FILE_BYTES).is_ok_and(|bytes| bytes.starts_with(prefix))
+    let Ok((file, _)) = open_regular(path) else { return false };
+    let mut head = Vec::with_capacity(prefix.len());
+    file.take(prefix.len() as u64).read_to_end(&mut head).is_ok() && head == prefix
 }
 
 #[cfg(test)]
@@ -78,6 +86,12 @@ mod tests {
         let fifo = dir.path().join("fifo.md");
         assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
         assert!(matches!(read_text(&fifo), Err(RepoFileError::NotRegular { .. })), "returns at once, never blocks");
+        assert!(!starts_with(&fifo, b"text") && !starts_with(&zero, b"\0"), "only a regular file has a header");
+        assert!(starts_with(&plain, b"te") && starts_with(&plain, b"text") && !starts_with(&plain, b"texts"));
+        let large = dir.path().join("large.md");
+        let file = std::fs::File::create(&large).unwrap();
+        file.set_len(MAX_REPO_FILE_BYTES + 1).unwrap();
+        assert!(starts_with(&large, b"\0\0"), "a header is read from a file of any size");
         assert!(read_text(&dir.path().join("missing.md")).unwrap_err().is_not_found());
     }
 }

@@ -17,6 +17,10 @@
 //!   writes from many processes costs a few renders, and no writer waits
 //!   for another's render. Only an economy: publishing stays correct
 //!   without it.
+//! - **Standing for a mirror** (`<store>-mirror-<key>.standing`,
+//!   [`try_stand`]): held for as long as a long-lived process renders that
+//!   mirror for every writer (`mirror::standing`); a writer that finds it
+//!   held leaves the render to that process.
 //!
 //! Without the file (a read-only directory; a link, a FIFO or someone
 //! else's file in its place) there is no turn: writers fall back to the busy
@@ -38,6 +42,8 @@ const WRITE_SUFFIX: &str = "-writers";
 /// the key of the mirror ([`try_render`]).
 const RENDER_PREFIX: &str = "-mirror-";
 const RENDER_EXTENSION: &str = ".lock";
+/// What a mirror's standing renderer's file ends with (after the same prefix and key).
+const STANDING_EXTENSION: &str = ".standing";
 
 /// A turn: held until dropped.
 #[derive(Debug)]
@@ -78,6 +84,29 @@ pub(crate) fn try_render(store: &Path, key: &str) -> RenderTurn {
     }
 }
 
+/// Wait for the turn to render the mirror `key` names, at most
+/// [`BUSY_TIMEOUT`] (`Held` when it did not come by then): for a process
+/// that renders in the background, where waiting keeps no one waiting.
+pub(crate) fn take_render(store: &Path, key: &str) -> RenderTurn {
+    match wait(store, &format!("{RENDER_PREFIX}{key}{RENDER_EXTENSION}"), BUSY_TIMEOUT) {
+        Waited::Given(turn) => RenderTurn::Taken(turn),
+        Waited::TimedOut => RenderTurn::Held,
+        Waited::NoTurn => RenderTurn::Unavailable,
+    }
+}
+
+/// Stand for the mirror `key` names, without waiting: `Taken` while this
+/// process renders it for every writer, `Held` when another process does.
+pub(crate) fn try_stand(store: &Path, key: &str) -> RenderTurn {
+    let suffix = format!("{RENDER_PREFIX}{key}{STANDING_EXTENSION}");
+    let Some(file) = open_turn_file(store, &suffix) else { return RenderTurn::Unavailable };
+    match file.try_lock() {
+        Ok(()) => RenderTurn::Taken(Turn { _file: file }),
+        Err(TryLockError::WouldBlock) => RenderTurn::Held,
+        Err(TryLockError::Error(_)) => RenderTurn::Unavailable,
+    }
+}
+
 /// Remove the turn files beside the store file at `path` (a replica made
 /// again, a temporary copy done with).
 pub(crate) fn remove_files(path: &Path) {
@@ -86,7 +115,7 @@ pub(crate) fn remove_files(path: &Path) {
     let prefix = format!("{}{RENDER_PREFIX}", name.to_string_lossy());
     for entry in std::fs::read_dir(dir).into_iter().flatten().filter_map(Result::ok) {
         let file = entry.file_name().to_string_lossy().into_owned();
-        if file.starts_with(&prefix) && file.ends_with(RENDER_EXTENSION) {
+        if file.starts_with(&prefix) && (file.ends_with(RENDER_EXTENSION) || file.ends_with(STANDING_EXTENSION)) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
@@ -176,6 +205,10 @@ mod tests {
         assert!(matches!(try_render(&store, "b"), RenderTurn::Taken(_)), "another mirror's turn is its own");
         drop(first);
         assert!(matches!(try_render(&store, "a"), RenderTurn::Taken(_)));
+        let standing = try_stand(&store, "a");
+        assert!(matches!(standing, RenderTurn::Taken(_)), "standing is not rendering");
+        assert!(matches!(try_stand(&store, "a"), RenderTurn::Held));
+        drop(standing);
         std::fs::remove_file(dir.path().join("store.db-mirror-a.lock")).unwrap();
         std::os::unix::fs::symlink(dir.path().join("elsewhere"), dir.path().join("store.db-mirror-a.lock")).unwrap();
         assert!(matches!(try_render(&store, "a"), RenderTurn::Unavailable), "a link is not followed");

@@ -445,3 +445,76 @@ fn a_failed_render_is_reported_and_retried_on_the_next_write() {
     wait_for(&events, |e| matches!(e, MirrorEvent::Rendered { epoch: 1, .. }));
     assert!(std::fs::read_to_string(&target.path).unwrap().contains("retry me"));
 }
+
+/// Whether a process stands for the mirror of `f` (its standing file is locked).
+fn someone_stands(f: &Fixture) -> bool {
+    let standing = std::fs::read_dir(f.store_path.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".standing"));
+    standing.is_some_and(|path| std::fs::File::open(path).unwrap().try_lock().is_err())
+}
+
+fn eventually(what: &str, holds: impl Fn() -> bool) {
+    let started = std::time::Instant::now();
+    while !holds() {
+        assert!(started.elapsed() < Duration::from_secs(10), "not within 10 s: {what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn a_standing_process_renders_every_writers_writes_and_catches_up_when_it_stops() {
+    if backend::on_postgres() {
+        return; // the standing file sits beside a store file
+    }
+    let f = fixture();
+    let root = f.workspace.root.clone().unwrap();
+    std::fs::create_dir_all(root.join(".mnemo")).unwrap();
+    std::fs::write(root.join(".mnemo/config.toml"), "[memory_export]\nenabled = true\n").unwrap();
+    let target = MirrorTarget::resolve(&f.workspace, std::path::Path::new("MEMORY.md")).unwrap();
+    let (sender, events) = mpsc::channel();
+    let first = MirrorSync::stand(&f.store_path, target.clone(), move |e| sender.send(e).unwrap());
+    eventually("the first worker stands", || someone_stands(&f));
+    let second = MirrorSync::stand(&f.store_path, target.clone(), |_| {});
+    let file = || std::fs::read_to_string(&target.path).unwrap_or_default();
+
+    // Writers (another connection, as another process would be) leave every render to it.
+    let mut writer = Store::open(&f.store_path).unwrap();
+    let ws = f.workspace.id.clone();
+    let write = |writer: &mut Store, title: &str| {
+        writer
+            .write(|w| w.create(&ws, note(Kind::Finding, Priority::Low, title, ""), Actor::Agent, Timestamp(AUG_1)))
+            .unwrap();
+        let started = std::time::Instant::now();
+        assert!(keep_current(writer, &target).unwrap().is_none(), "left to the process standing");
+        assert!(started.elapsed() < Duration::from_secs(1), "the writer did not wait: {:?}", started.elapsed());
+    };
+    for i in 0..20 {
+        write(&mut writer, &format!("burst {i}"));
+    }
+    eventually("the standing worker rendered the burst", || file().contains("burst 19"));
+    assert_eq!(file(), mirror_text(&f));
+    assert!(matches!(wait_for(&events, |_| true), MirrorEvent::Rendered { written: true, .. }));
+
+    // Stopping it right after a write it was left: the write is rendered before it is gone.
+    write(&mut writer, "left at the last moment");
+    drop(first);
+    assert!(file().contains("left at the last moment"), "caught up as it stopped");
+    assert!(!is_behind(&f.store, &target).unwrap());
+
+    // The other worker takes over at its next look.
+    eventually("the second worker stands", || someone_stands(&f));
+    write(&mut writer, "for the second");
+    eventually("the second worker rendered", || file().contains("for the second"));
+
+    // The mirror turned off: it stops standing (at its next look), and writers no longer leave renders to it.
+    std::fs::write(root.join(".mnemo/config.toml"), "[memory_export]\nenabled = false\n").unwrap();
+    writer
+        .write(|w| w.create(&ws, note(Kind::Finding, Priority::Low, "after off", ""), Actor::Agent, Timestamp(AUG_1)))
+        .unwrap();
+    eventually("the second worker stopped standing", || !someone_stands(&f));
+    drop(second);
+    assert!(!file().contains("after off"), "a mirror turned off is left as it is");
+    assert!(keep_current(&writer, &target).unwrap().is_some(), "with no one standing, a writer renders");
+}

@@ -1,7 +1,8 @@
 //! The MEMORY.md mirror on disk: where it may be written (inside the
 //! workspace only), rendering it from one consistent snapshot of the store,
 //! writing it atomically with mode 0444, and recording the epoch it was
-//! rendered at. [`sync::MirrorSync`] keeps it current in long-lived processes.
+//! rendered at. [`sync::MirrorSync`] keeps it current in long-lived
+//! processes, and one of them may stand for it ([`standing`]).
 //!
 //! **Invariant:** the mirror is a view. Nothing here reads it back into the
 //! store; its bytes are compared to skip a write that changes nothing, and
@@ -10,6 +11,7 @@
 
 mod atomic_write;
 mod seed;
+pub mod standing;
 pub mod sync;
 
 use std::path::{Component, Path, PathBuf};
@@ -256,9 +258,15 @@ pub fn is_behind(store: &Store, target: &MirrorTarget) -> Result<bool, StoreErro
 /// begun after it committed (unless the renderer fails or is killed first:
 /// then the next command that opens the store catches the mirror up), a
 /// burst of writes costs a few renders, and no writer waits for another's
-/// render. Returns this process's last render, if it made one.
+/// render. When a long-lived process stands for the mirror ([`standing`]),
+/// every render is left to it. Returns this process's last render, if it
+/// made one.
 pub fn keep_current(store: &Store, target: &MirrorTarget) -> Result<Option<ExportOutcome>, MirrorError> {
     if shows_at_least(store, target, store.epoch()?)? {
+        return Ok(None);
+    }
+    if standing::someone_stands(store, target) {
+        tracing::debug!(path = %target.path.display(), "mirror left to the process standing for it");
         return Ok(None);
     }
     let key = turn_key(target);
@@ -281,7 +289,9 @@ pub fn keep_current(store: &Store, target: &MirrorTarget) -> Result<Option<Expor
         let document = render(store, target)?;
         rendered = Some(publish(store, target, &document)?);
         drop(turn);
-        if !render_cache::changed_since(store, &target.workspace.id, &document.marks)? {
+        if !render_cache::changed_since(store, &target.workspace.id, &document.marks)?
+            || standing::someone_stands(store, target)
+        {
             return Ok(rendered);
         }
         // Written while this process rendered: a pause in which a writer of

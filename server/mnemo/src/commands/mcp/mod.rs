@@ -36,6 +36,8 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, tool_handler};
 
+use mnemo_store::mirror::sync::{MirrorEvent, MirrorSync};
+
 use crate::context::Context;
 use crate::semantic::Semantic;
 
@@ -139,6 +141,9 @@ pub fn run(ctx: Context) -> anyhow::Result<ExitCode> {
     // Agents recall again and again: vectors are searched in memory, read
     // beside the server as it starts, so the first recall does not wait.
     mnemo_store::vector_cache::keep_vectors();
+    // An agent's server lives for its session: it renders the mirror for
+    // every writer of the workspace, so their writes return without a render.
+    let _standing = ctx.mirror_target().map(|target| stand_for_mirror(&ctx, target));
     let semantic = Semantic::load(&ctx);
     if semantic.ranking(&store).0 == mnemo_core::recall::RankingMode::Hybrid {
         std::thread::spawn(move || {
@@ -162,4 +167,13 @@ pub fn run(ctx: Context) -> anyhow::Result<ExitCode> {
         anyhow::Ok(())
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Stand for the workspace's mirror while the server runs (`mirror::standing`);
+/// a render that fails is said on standard error, as the writers' own would be.
+fn stand_for_mirror(ctx: &Context, target: mnemo_store::mirror::MirrorTarget) -> MirrorSync {
+    MirrorSync::stand(&ctx.store_path, target, |event| match event {
+        MirrorEvent::Rendered { epoch, written } => tracing::debug!(epoch, written, "mirror rendered for the writers"),
+        MirrorEvent::Failed(problem) => eprintln!("mnemo mcp: warning: {}", mnemo_store::mirror::not_updated(&problem)),
+    })
 }

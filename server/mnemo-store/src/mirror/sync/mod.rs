@@ -6,6 +6,10 @@
 //! sees other processes' writes; a [`Debouncer`] turns a burst into one
 //! render. Nothing renders on a timer: with no writes, the worker sleeps.
 //!
+//! A worker started with [`MirrorSync::stand`] stands for the mirror
+//! (`standing.rs`): every writer leaves the render to it, so it renders
+//! promptly — at most every [`STANDING_PACE`], not after a quiet spell.
+//!
 //! A failed render is reported and retried on the next poke; it never
 //! touches the write that triggered it.
 
@@ -16,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use mnemo_core::debounce::{Debouncer, default_max_wait};
 
-use super::{MirrorTarget, keep_current};
+use super::{ExportOutcome, MirrorError, MirrorTarget, keep_current};
 use crate::store::Store;
 use crate::store_watch::{StoreWatcher, watch_store};
 
@@ -26,6 +30,10 @@ pub enum MirrorEvent {
     Rendered { epoch: i64, written: bool },
     Failed(String),
 }
+
+mod stand;
+
+pub use stand::STANDING_PACE;
 
 enum Message {
     Poke,
@@ -50,17 +58,32 @@ impl MirrorSync {
         report: impl Fn(MirrorEvent) + Send + 'static,
     ) -> MirrorSync {
         let (sender, receiver) = mpsc::channel();
-        let poke = std::sync::Mutex::new(sender.clone());
-        let watcher = watch_store(store_path, move || {
-            let _ = poke.lock().map(|s| s.send(Message::Poke));
-        })
-        .map_err(|e| report(MirrorEvent::Failed(format!("cannot watch the store for other processes' writes: {e}"))));
+        let watcher =
+            watch_store(store_path, poker(&sender)).map_err(|e| report(MirrorEvent::Failed(watch_failed(&e))));
         let store_path = store_path.to_path_buf();
         let worker = std::thread::Builder::new()
             .name("mnemo-mirror".into())
             .spawn(move || run(store_path, target, debounce, receiver, report))
             .expect("spawning the mirror thread");
         MirrorSync { sender, worker: Some(worker), _watcher: watcher.ok() }
+    }
+
+    /// Start a worker that stands for the mirror while the mirror is enabled
+    /// and no other process stands for it (it tries again at each write),
+    /// rendering every writer's writes. When it is dropped it stops standing
+    /// and catches the mirror up once more.
+    ///
+    /// Only the process that stands watches the store (a watch costs every
+    /// process that holds one a wake-up per write); one that does not
+    /// looks again every [`stand::RETRY`].
+    pub fn stand(store_path: &Path, target: MirrorTarget, report: impl Fn(MirrorEvent) + Send + 'static) -> MirrorSync {
+        let (sender, receiver) = mpsc::channel();
+        let (store_path, pokes) = (store_path.to_path_buf(), sender.clone());
+        let worker = std::thread::Builder::new()
+            .name("mnemo-mirror".into())
+            .spawn(move || stand::stand_for_writers(store_path, target, pokes, receiver, report))
+            .expect("spawning the mirror thread");
+        MirrorSync { sender, worker: Some(worker), _watcher: None }
     }
 
     /// Tell the worker this process committed a write.
@@ -83,6 +106,18 @@ impl MirrorSync {
             let _ = done.recv();
         }
     }
+}
+
+/// A store watch's callback that pokes the worker behind `sender`.
+fn poker(sender: &mpsc::Sender<Message>) -> impl Fn() + Send + 'static {
+    let poke = std::sync::Mutex::new(sender.clone());
+    move || {
+        let _ = poke.lock().map(|s| s.send(Message::Poke));
+    }
+}
+
+fn watch_failed(e: &notify::Error) -> String {
+    format!("cannot watch the store for other processes' writes: {e}")
 }
 
 impl Drop for MirrorSync {
@@ -112,11 +147,7 @@ fn run(
     let now = || started.elapsed().as_millis() as u64;
     let quiet = debounce.as_millis() as u64;
     let mut debouncer = Debouncer::new(quiet, default_max_wait(quiet));
-    let render_if_behind = || match keep_current(&store, &target) {
-        Ok(None) => {}
-        Ok(Some(outcome)) => report(MirrorEvent::Rendered { epoch: outcome.epoch, written: outcome.written }),
-        Err(e) => report(MirrorEvent::Failed(e.to_string())),
-    };
+    let render_if_behind = || report_outcome(&report, keep_current(&store, &target));
     render_if_behind();
     loop {
         let message = match debouncer.deadline() {
@@ -140,5 +171,13 @@ fn run(
         if debouncer.fire(now()) {
             render_if_behind();
         }
+    }
+}
+
+fn report_outcome(report: &impl Fn(MirrorEvent), outcome: Result<Option<ExportOutcome>, MirrorError>) {
+    match outcome {
+        Ok(None) => {}
+        Ok(Some(outcome)) => report(MirrorEvent::Rendered { epoch: outcome.epoch, written: outcome.written }),
+        Err(e) => report(MirrorEvent::Failed(e.to_string())),
     }
 }
