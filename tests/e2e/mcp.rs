@@ -72,6 +72,11 @@ impl Mcp {
     }
 
     /// SIGKILL the server (a crash, not an exit).
+    /// The server's process id (to stop or signal it).
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub(crate) fn kill(mut self) {
         self.child.kill().unwrap();
         self.child.wait().unwrap();

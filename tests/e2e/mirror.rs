@@ -206,12 +206,17 @@ fn someone_stands(env: &Env) -> bool {
     standing.is_some_and(|path| std::fs::File::open(path).unwrap().try_lock().is_err())
 }
 
+fn signal(pid: u32, signal: &str) {
+    assert!(std::process::Command::new("kill").args([signal, &pid.to_string()]).status().unwrap().success());
+}
+
 #[test]
 fn an_agents_mcp_server_renders_the_mirror_for_every_writer_and_leaves_it_current() {
     let env = Env::new().file_store();
-    env.ok(&["export", "--enable"]);
+    // The agent's session began before the person turned the mirror on.
     let mcp = crate::mcp::Mcp::start(&env);
-    wait_until("the MCP server stands for the mirror", || someone_stands(&env));
+    env.ok(&["export", "--enable"]);
+    wait_until("the MCP server stands for the mirror turned on", || someone_stands(&env));
 
     // The person's CLI writes return without rendering; the server renders them.
     for i in 0..5 {
@@ -227,10 +232,24 @@ fn an_agents_mcp_server_renders_the_mirror_for_every_writer_and_leaves_it_curren
     assert!(!someone_stands(&env));
     assert_eq!(env.ok(&["export"]).split(' ').nth(1), Some("is"), "the mirror is up to date");
 
-    // A server killed while standing: the next command catches the mirror up.
+    // A server stopped (Ctrl-Z) while standing: writes left to it wait, and
+    // once it has been quiet a while, writers render again themselves.
     let mcp = crate::mcp::Mcp::start(&env);
     wait_until("the new server stands", || someone_stands(&env));
+    signal(mcp.pid(), "-STOP");
+    env.remember("finding", "left to a stopped server");
+    assert!(!mirror(&env).contains("left to a stopped server"), "left to the server (it showed a sign of life lately)");
+    std::thread::sleep(Duration::from_secs(6));
+    env.remember("finding", "written once it went quiet");
+    let shown = mirror(&env);
+    assert!(shown.contains("left to a stopped server") && shown.contains("written once it went quiet"), "{shown}");
+
+    // Killed while stopped, with a write left to it: the next command catches the mirror up.
+    signal(mcp.pid(), "-CONT");
+    std::thread::sleep(Duration::from_millis(1500)); // a sign of life again
+    signal(mcp.pid(), "-STOP");
     env.remember("finding", "left to a server about to die");
+    assert!(!mirror(&env).contains("left to a server about to die"));
     mcp.kill();
     env.ok(&["list"]);
     assert!(mirror(&env).contains("left to a server about to die"));

@@ -32,13 +32,23 @@ pub fn watch_store(store_path: &Path, on_change: impl Fn() + Send + 'static) -> 
 }
 
 fn watch_file(store_path: &Path, on_change: impl Fn() + Send + 'static) -> notify::Result<notify::RecommendedWatcher> {
+    // SQLite keeps the log beside the file a link resolves to: watch there.
+    let store_path = std::fs::canonicalize(store_path).unwrap_or_else(|_| store_path.to_path_buf());
     let dir = store_path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
     let prefix = store_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
         let event = match event {
             Ok(event) => event,
-            Err(e) => return tracing::debug!(error = %e, "store watch error; this change is not seen"),
+            // A change may have been missed: look, as after a write.
+            Err(e) => {
+                tracing::debug!(error = %e, "store watch error; looking at the store in case a change was missed");
+                return on_change();
+            }
         };
+        if event.need_rescan() {
+            tracing::debug!("store watch overflowed; looking at the store in case a change was missed");
+            return on_change();
+        }
         let wal = format!("{prefix}-wal");
         let is_store_content = |p: &std::path::PathBuf| {
             p.file_name().is_some_and(|n| n.to_string_lossy() == prefix || n.to_string_lossy() == wal)
@@ -97,6 +107,34 @@ mod tests {
         let deadline = std::time::Instant::now() + Duration::from_secs(5);
         while seen.load(Ordering::SeqCst) == 0 {
             assert!(std::time::Instant::now() < deadline, "a write was not seen");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    #[test]
+    fn a_store_reached_through_a_link_is_watched_where_its_file_is() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("real")).unwrap();
+        let real = dir.path().join("real/memory.db");
+        drop(Store::open(&real).unwrap());
+        let link = dir.path().join("memory.db");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let seen = Arc::new(AtomicUsize::new(0));
+        let counter = seen.clone();
+        let _watch = watch_store(&link, move || {
+            counter.fetch_add(1, Ordering::SeqCst);
+        })
+        .unwrap();
+        let mut store = Store::open(&link).unwrap();
+        store
+            .write(|w| {
+                w.create("/w", test_note(), mnemo_core::Actor::Agent, mnemo_core::Timestamp(0))?;
+                Ok(())
+            })
+            .unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while seen.load(Ordering::SeqCst) == 0 {
+            assert!(std::time::Instant::now() < deadline, "a write through the link was not seen");
             std::thread::sleep(Duration::from_millis(10));
         }
     }

@@ -19,8 +19,9 @@
 //!   without it.
 //! - **Standing for a mirror** (`<store>-mirror-<key>.standing`,
 //!   [`try_stand`]): held for as long as a long-lived process renders that
-//!   mirror for every writer (`mirror::standing`); a writer that finds it
-//!   held leaves the render to that process.
+//!   mirror for every writer (`mirror::standing`), its modification time
+//!   that process's last sign of life; a writer that finds it held (and
+//!   touched lately) leaves the render to that process.
 //!
 //! Without the file (a read-only directory; a link, a FIFO or someone
 //! else's file in its place) there is no turn: writers fall back to the busy
@@ -48,7 +49,15 @@ const STANDING_EXTENSION: &str = ".standing";
 /// A turn: held until dropped.
 #[derive(Debug)]
 pub(crate) struct Turn {
-    _file: File,
+    file: File,
+}
+
+impl Turn {
+    /// Mark the turn's file as touched now: a sign of life others can read
+    /// (`stand_turn`'s `quiet_for`).
+    pub(crate) fn touch(&self) {
+        let _ = self.file.set_modified(std::time::SystemTime::now());
+    }
 }
 
 /// Wait for a writer's turn at `store` (taken before SQLite's write lock,
@@ -78,32 +87,46 @@ pub(crate) fn try_render(store: &Path, key: &str) -> RenderTurn {
     let suffix = format!("{RENDER_PREFIX}{key}{RENDER_EXTENSION}");
     let Some(file) = open_turn_file(store, &suffix) else { return RenderTurn::Unavailable };
     match file.try_lock() {
-        Ok(()) => RenderTurn::Taken(Turn { _file: file }),
+        Ok(()) => RenderTurn::Taken(Turn { file }),
         Err(TryLockError::WouldBlock) => RenderTurn::Held,
         Err(TryLockError::Error(_)) => RenderTurn::Unavailable,
     }
 }
 
-/// Wait for the turn to render the mirror `key` names, at most
-/// [`BUSY_TIMEOUT`] (`Held` when it did not come by then): for a process
-/// that renders in the background, where waiting keeps no one waiting.
-pub(crate) fn take_render(store: &Path, key: &str) -> RenderTurn {
-    match wait(store, &format!("{RENDER_PREFIX}{key}{RENDER_EXTENSION}"), BUSY_TIMEOUT) {
+/// Wait for the turn to render the mirror `key` names, at most `patience`
+/// (`Held` when it did not come by then): for a process that renders in
+/// the background, where waiting keeps no writer waiting.
+pub(crate) fn take_render(store: &Path, key: &str, patience: Duration) -> RenderTurn {
+    match wait(store, &format!("{RENDER_PREFIX}{key}{RENDER_EXTENSION}"), patience) {
         Waited::Given(turn) => RenderTurn::Taken(turn),
         Waited::TimedOut => RenderTurn::Held,
         Waited::NoTurn => RenderTurn::Unavailable,
     }
 }
 
-/// Stand for the mirror `key` names, without waiting: `Taken` while this
-/// process renders it for every writer, `Held` when another process does.
-pub(crate) fn try_stand(store: &Path, key: &str) -> RenderTurn {
+/// Whether this process may stand for a mirror.
+#[derive(Debug)]
+pub(crate) enum StandTurn {
+    Taken(Turn),
+    /// Another process stands; its last sign of life ([`Turn::touch`]) was this long ago.
+    Held {
+        quiet_for: Duration,
+    },
+    Unavailable,
+}
+
+/// Stand for the mirror `key` names, without waiting.
+pub(crate) fn try_stand(store: &Path, key: &str) -> StandTurn {
     let suffix = format!("{RENDER_PREFIX}{key}{STANDING_EXTENSION}");
-    let Some(file) = open_turn_file(store, &suffix) else { return RenderTurn::Unavailable };
+    let Some(file) = open_turn_file(store, &suffix) else { return StandTurn::Unavailable };
     match file.try_lock() {
-        Ok(()) => RenderTurn::Taken(Turn { _file: file }),
-        Err(TryLockError::WouldBlock) => RenderTurn::Held,
-        Err(TryLockError::Error(_)) => RenderTurn::Unavailable,
+        Ok(()) => StandTurn::Taken(Turn { file }),
+        Err(TryLockError::WouldBlock) => {
+            let touched = file.metadata().and_then(|m| m.modified()).ok();
+            let quiet_for = touched.and_then(|t| t.elapsed().ok()).unwrap_or_default();
+            StandTurn::Held { quiet_for }
+        }
+        Err(TryLockError::Error(_)) => StandTurn::Unavailable,
     }
 }
 
@@ -146,7 +169,7 @@ enum Waited {
 fn wait(store: &Path, suffix: &str, patience: Duration) -> Waited {
     let Some(file) = open_turn_file(store, suffix) else { return Waited::NoTurn };
     match file.try_lock() {
-        Ok(()) => return Waited::Given(Turn { _file: file }),
+        Ok(()) => return Waited::Given(Turn { file }),
         Err(TryLockError::WouldBlock) => {}
         Err(TryLockError::Error(_)) => return Waited::NoTurn,
     }
@@ -164,7 +187,7 @@ fn wait(store: &Path, suffix: &str, patience: Duration) -> Waited {
         WAITING.fetch_sub(1, Ordering::SeqCst);
     });
     match waiting.recv_timeout(patience) {
-        Ok(file) => Waited::Given(Turn { _file: file }),
+        Ok(file) => Waited::Given(Turn { file }),
         // The lock could not be taken at all.
         Err(RecvTimeoutError::Disconnected) => Waited::NoTurn,
         Err(RecvTimeoutError::Timeout) => Waited::TimedOut,
@@ -205,9 +228,16 @@ mod tests {
         assert!(matches!(try_render(&store, "b"), RenderTurn::Taken(_)), "another mirror's turn is its own");
         drop(first);
         assert!(matches!(try_render(&store, "a"), RenderTurn::Taken(_)));
-        let standing = try_stand(&store, "a");
-        assert!(matches!(standing, RenderTurn::Taken(_)), "standing is not rendering");
-        assert!(matches!(try_stand(&store, "a"), RenderTurn::Held));
+        let StandTurn::Taken(standing) = try_stand(&store, "a") else { panic!("standing is not rendering") };
+        standing.touch();
+        let StandTurn::Held { quiet_for } = try_stand(&store, "a") else { panic!("one stands at a time") };
+        assert!(quiet_for < Duration::from_secs(5), "{quiet_for:?}");
+        let an_hour_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+        standing.file.set_modified(an_hour_ago).unwrap();
+        let StandTurn::Held { quiet_for } = try_stand(&store, "a") else { panic!("still held") };
+        assert!(quiet_for >= Duration::from_secs(3599), "{quiet_for:?}");
+        standing.touch();
+        assert!(matches!(try_stand(&store, "a"), StandTurn::Held { quiet_for } if quiet_for < Duration::from_secs(5)));
         drop(standing);
         std::fs::remove_file(dir.path().join("store.db-mirror-a.lock")).unwrap();
         std::os::unix::fs::symlink(dir.path().join("elsewhere"), dir.path().join("store.db-mirror-a.lock")).unwrap();

@@ -474,9 +474,8 @@ fn a_standing_process_renders_every_writers_writes_and_catches_up_when_it_stops(
     std::fs::write(root.join(".mnemo/config.toml"), "[memory_export]\nenabled = true\n").unwrap();
     let target = MirrorTarget::resolve(&f.workspace, std::path::Path::new("MEMORY.md")).unwrap();
     let (sender, events) = mpsc::channel();
-    let first = MirrorSync::stand(&f.store_path, target.clone(), move |e| sender.send(e).unwrap());
-    eventually("the first worker stands", || someone_stands(&f));
-    let second = MirrorSync::stand(&f.store_path, target.clone(), |_| {});
+    let first = MirrorSync::stand(&f.store_path, f.workspace.clone(), move |e| sender.send(e).unwrap());
+    eventually("the worker stands", || someone_stands(&f));
     let file = || std::fs::read_to_string(&target.path).unwrap_or_default();
 
     // Writers (another connection, as another process would be) leave every render to it.
@@ -497,13 +496,15 @@ fn a_standing_process_renders_every_writers_writes_and_catches_up_when_it_stops(
     assert_eq!(file(), mirror_text(&f));
     assert!(matches!(wait_for(&events, |_| true), MirrorEvent::Rendered { written: true, .. }));
 
-    // Stopping it right after a write it was left: the write is rendered before it is gone.
+    // Stopped right after a write it was left (within its pace, so before it
+    // rendered it, most of the time): the write is rendered before it is gone.
     write(&mut writer, "left at the last moment");
     drop(first);
     assert!(file().contains("left at the last moment"), "caught up as it stopped");
-    assert!(!is_behind(&f.store, &target).unwrap());
+    assert!(!is_behind(&f.store, &target).unwrap() && !someone_stands(&f));
 
-    // The other worker takes over at its next look.
+    // Another worker stands once it starts.
+    let second = MirrorSync::stand(&f.store_path, f.workspace.clone(), |_| {});
     eventually("the second worker stands", || someone_stands(&f));
     write(&mut writer, "for the second");
     eventually("the second worker rendered", || file().contains("for the second"));
@@ -517,4 +518,9 @@ fn a_standing_process_renders_every_writers_writes_and_catches_up_when_it_stops(
     drop(second);
     assert!(!file().contains("after off"), "a mirror turned off is left as it is");
     assert!(keep_current(&writer, &target).unwrap().is_some(), "with no one standing, a writer renders");
+
+    // Turned on again while a worker runs: it stands for it.
+    std::fs::write(root.join(".mnemo/config.toml"), "[memory_export]\nenabled = true\n").unwrap();
+    let _third = MirrorSync::stand(&f.store_path, f.workspace.clone(), |_| {});
+    eventually("a worker stands for a mirror turned on", || someone_stands(&f));
 }

@@ -28,9 +28,10 @@ pub struct Context {
     /// `--workspace`/`MNEMO_WORKSPACE`) rather than found: a command printed
     /// for people to run again names them too.
     pub named: Named,
-    /// The mirror target, resolved (and any problem reported) once per process.
+    /// The mirror target, resolved (and any problem reported) once per
+    /// process, or per request in a long-lived one (`read_config_again`).
     mirror: OnceCell<Option<MirrorTarget>>,
-    /// The workspace config, read once per process.
+    /// The workspace config, read once per process (or per request).
     config: OnceCell<Result<WorkspaceConfig, ConfigError>>,
 }
 
@@ -82,6 +83,13 @@ impl Context {
     /// `.mnemo/config.toml` of this workspace (defaults when there is none).
     pub fn config(&self) -> Result<&WorkspaceConfig, &ConfigError> {
         self.config.get_or_init(|| WorkspaceConfig::load(self.workspace.root.as_deref())).as_ref()
+    }
+
+    /// Forget the config and the mirror target read so far: a long-lived
+    /// process reads them again before each request.
+    pub fn read_config_again(&mut self) {
+        self.config = OnceCell::new();
+        self.mirror = OnceCell::new();
     }
 
     /// The workspace's mirror when `[memory_export] enabled`; a broken setting is

@@ -1,17 +1,20 @@
-//! Keeping the mirror current in a long-lived process that does nothing else
-//! (`mnemo export --watch`; the language server keeps it from its own store
-//! watch, `mnemo-lsp/src/refresh.rs`). One worker thread owns its own
-//! store connection. It is poked by this process's commits (a commit
-//! listener on the one write path) and by a file watch on the store, which
-//! sees other processes' writes; a [`Debouncer`] turns a burst into one
-//! render. Nothing renders on a timer: with no writes, the worker sleeps.
+//! Keeping the mirror current in a long-lived process (`mnemo export
+//! --watch`; the language server keeps it from its own store watch,
+//! `mnemo-lsp/src/refresh.rs`). One worker thread owns its own store
+//! connection.
 //!
-//! A worker started with [`MirrorSync::stand`] stands for the mirror
-//! (`standing.rs`): every writer leaves the render to it, so it renders
-//! promptly — at most every [`STANDING_PACE`], not after a quiet spell.
+//! - [`MirrorSync::start`]: the debounced worker. It is poked by this
+//!   process's commits (a commit listener on the one write path) and by a
+//!   file watch on the store, which sees other processes' writes; a
+//!   [`Debouncer`] turns a burst into one render. Nothing renders on a
+//!   timer: with no writes, the worker sleeps. A failed render is reported
+//!   and retried on the next poke.
+//! - [`MirrorSync::stand`] (`stand.rs`): the worker that stands for the
+//!   mirror (`mirror/standing.rs`): every writer leaves the render to it,
+//!   so it renders promptly — at most every [`pace`], not after a quiet
+//!   spell — and looks on a timer too (a sign of life; a lost poke).
 //!
-//! A failed render is reported and retried on the next poke; it never
-//! touches the write that triggered it.
+//! Neither ever touches the write that triggered a render.
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -23,6 +26,7 @@ use mnemo_core::debounce::{Debouncer, default_max_wait};
 use super::{ExportOutcome, MirrorError, MirrorTarget, keep_current};
 use crate::store::Store;
 use crate::store_watch::{StoreWatcher, watch_store};
+use crate::workspace::Workspace;
 
 /// What the worker reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,7 +37,7 @@ pub enum MirrorEvent {
 
 mod stand;
 
-pub use stand::STANDING_PACE;
+pub use stand::{STANDING_PACE, pace};
 
 enum Message {
     Poke,
@@ -68,20 +72,20 @@ impl MirrorSync {
         MirrorSync { sender, worker: Some(worker), _watcher: watcher.ok() }
     }
 
-    /// Start a worker that stands for the mirror while the mirror is enabled
-    /// and no other process stands for it (it tries again at each write),
-    /// rendering every writer's writes. When it is dropped it stops standing
-    /// and catches the mirror up once more.
+    /// Start a worker that stands for `workspace`'s mirror while its config
+    /// keeps one and no other process stands for it (it looks again every
+    /// `stand::RETRY`), rendering every writer's writes. When it is dropped
+    /// it stops standing and catches the mirror up once more.
     ///
     /// Only the process that stands watches the store (a watch costs every
     /// process that holds one a wake-up per write); one that does not
     /// looks again every [`stand::RETRY`].
-    pub fn stand(store_path: &Path, target: MirrorTarget, report: impl Fn(MirrorEvent) + Send + 'static) -> MirrorSync {
+    pub fn stand(store_path: &Path, workspace: Workspace, report: impl Fn(MirrorEvent) + Send + 'static) -> MirrorSync {
         let (sender, receiver) = mpsc::channel();
         let (store_path, pokes) = (store_path.to_path_buf(), sender.clone());
         let worker = std::thread::Builder::new()
             .name("mnemo-mirror".into())
-            .spawn(move || stand::stand_for_writers(store_path, target, pokes, receiver, report))
+            .spawn(move || stand::stand_for_writers(store_path, workspace, pokes, receiver, report))
             .expect("spawning the mirror thread");
         MirrorSync { sender, worker: Some(worker), _watcher: None }
     }

@@ -63,6 +63,8 @@ impl MemoryServer {
         if let Ok(now) = state.ctx.clock.now() {
             state.ctx.now = now;
         }
+        // The workspace's config may have changed since the last call (the mirror turned on or off).
+        state.ctx.read_config_again();
         f(&mut state).map_err(|e| format!("{e:#}"))
     }
 }
@@ -141,9 +143,10 @@ pub fn run(ctx: Context) -> anyhow::Result<ExitCode> {
     // Agents recall again and again: vectors are searched in memory, read
     // beside the server as it starts, so the first recall does not wait.
     mnemo_store::vector_cache::keep_vectors();
-    // An agent's server lives for its session: it renders the mirror for
-    // every writer of the workspace, so their writes return without a render.
-    let _standing = ctx.mirror_target().map(|target| stand_for_mirror(&ctx, target));
+    // An agent's server lives for its session: it renders the workspace's
+    // mirror (when its config keeps one) for every writer, so their writes
+    // return without a render.
+    let _standing = stand_for_mirror(&ctx);
     let semantic = Semantic::load(&ctx);
     if semantic.ranking(&store).0 == mnemo_core::recall::RankingMode::Hybrid {
         std::thread::spawn(move || {
@@ -171,8 +174,8 @@ pub fn run(ctx: Context) -> anyhow::Result<ExitCode> {
 
 /// Stand for the workspace's mirror while the server runs (`mirror::standing`);
 /// a render that fails is said on standard error, as the writers' own would be.
-fn stand_for_mirror(ctx: &Context, target: mnemo_store::mirror::MirrorTarget) -> MirrorSync {
-    MirrorSync::stand(&ctx.store_path, target, |event| match event {
+fn stand_for_mirror(ctx: &Context) -> MirrorSync {
+    MirrorSync::stand(&ctx.store_path, ctx.workspace.clone(), |event| match event {
         MirrorEvent::Rendered { epoch, written } => tracing::debug!(epoch, written, "mirror rendered for the writers"),
         MirrorEvent::Failed(problem) => eprintln!("mnemo mcp: warning: {}", mnemo_store::mirror::not_updated(&problem)),
     })
