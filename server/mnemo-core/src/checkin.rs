@@ -337,7 +337,7 @@ pub fn plan_checkin(
     for before in base {
         let Some(id) = before.id else { continue };
         if seen.contains(&id)
-            || edited.unreadable_ids.contains(&id)
+            || edited.unreadable_ids.iter().any(|(_, unreadable)| *unreadable == id)
             || identity.protected.contains(&id)
             || resolutions.take_theirs.contains(&id)
         {
@@ -402,7 +402,7 @@ pub fn consulted(base: &[Entry], edited: &ParsedCheckout, resolutions: &Resoluti
     let mut consulted = Consulted::default();
     let mut in_edit: foldhash::HashSet<NoteId> = foldhash::HashSet::default();
     for parsed in &edited.entries {
-        let entry = &parsed.entry;
+        let entry: &Entry = &parsed.entry;
         let Some(id) = entry.id else {
             consulted.created_since_checkout |= entry.marker.is_none();
             continue;

@@ -41,7 +41,7 @@ const BASE: &str = "\
 ";
 
 fn entries(text: &str) -> Vec<Entry> {
-    parse_checkout(text).entries.into_iter().map(|e| e.entry).collect()
+    parse_checkout(text).entries.into_iter().map(|e| std::sync::Arc::unwrap_or_clone(e.entry)).collect()
 }
 
 fn plan(edited: &str) -> CheckinPlan {

@@ -5,14 +5,17 @@
 
 pub(crate) mod parse;
 mod render;
+mod reparse;
 #[cfg(test)]
 pub(crate) mod tests;
 
 pub(crate) use parse::leading_id;
 pub use parse::{
-    Diagnostic, ParsedCheckout, ParsedEntry, Severity, parse_checkout, parse_mirror_entries, split_marker,
+    Diagnostic, ParsedCheckout, ParsedEntry, Severity, checkout_header, parse_checkout, parse_mirror_entries,
+    split_marker,
 };
 pub use render::{LAYOUT_VERSION, assemble, entries_of, entry_text, laid_out_entries, render, render_views};
+pub use reparse::parse_checkout_beside;
 
 use crate::lifecycle::Status;
 use crate::model::{Kind, NoteId, NoteView, Priority};

@@ -27,9 +27,11 @@ pub struct Diagnostic {
 }
 
 /// An entry and where it stands in the text (0-based, inclusive lines).
+/// The entry is shared: a text parsed beside its base (`reparse.rs`) takes
+/// over the base's entries without copying them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParsedEntry {
-    pub entry: Entry,
+    pub entry: std::sync::Arc<Entry>,
     pub first_line: usize,
     pub last_line: usize,
 }
@@ -46,9 +48,10 @@ pub struct ParsedCheckout {
     pub diagnostics: Vec<Diagnostic>,
     /// True when the text is the read-only mirror: nothing was read.
     pub refused_mirror: bool,
-    /// Ids on entry lines that could not be read: present, but not understood
-    /// (a check-in must leave those notes alone, not take them as deleted).
-    pub unreadable_ids: Vec<NoteId>,
+    /// Ids on entry lines that could not be read, with their (0-based)
+    /// lines: present, but not understood (a check-in must leave those
+    /// notes alone, not take them as deleted).
+    pub unreadable_ids: Vec<(usize, NoteId)>,
 }
 
 impl ParsedCheckout {
@@ -102,31 +105,52 @@ fn parse_lines(text: &str, header: Option<&str>) -> ParsedCheckout {
         }
         None => out.error(0, header, "line 1 must be the checkout header `<!-- mnemo checkout · workspace <path> · epoch <N> -->`; restore it from a fresh checkout"),
     }
-    let mut section: Option<Kind> = None;
-    let mut index = 1;
+    parse_body(&lines[1.min(lines.len())..], 1, None, &mut out);
+    out
+}
+
+/// The first line's checkout header, read as [`parse_checkout`] reads it:
+/// the workspace and the base epoch (to find the base before the rest is read).
+pub fn checkout_header(text: &str) -> Option<(String, i64)> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let first = text.split('\n').next().unwrap_or("");
+    parse_header(first.strip_suffix('\r').unwrap_or(first))
+}
+
+/// Parse the body lines `lines`, the first of which is line `first` of the
+/// text (0-based), in `section` (the one a heading above them opened);
+/// what is read goes to `out`. Returns the section in force after the
+/// last line. An entry never reaches past the last of `lines`.
+pub(crate) fn parse_body(
+    lines: &[&str],
+    first: usize,
+    mut section: Option<Kind>,
+    out: &mut ParsedCheckout,
+) -> Option<Kind> {
+    let mut index = 0;
     while index < lines.len() {
-        let line = lines[index];
+        let (line, at) = (lines[index], first + index);
         if line.is_empty() {
             index += 1;
         } else if let Some(name) = line.strip_prefix("# Memory · ") {
-            if out.display_name.is_none() && index == 1 {
+            if out.display_name.is_none() && at == 1 {
                 out.display_name = Some(name.to_string());
             } else {
-                out.error(index, line, "the `# Memory` title belongs on line 2 only");
+                out.error(at, line, "the `# Memory` title belongs on line 2 only");
             }
             index += 1;
         } else if let Some(heading) = line.strip_prefix("## ") {
             section = Kind::ALL.iter().copied().find(|k| section_title(*k) == heading);
             if section.is_none() {
                 let names: Vec<&str> = Kind::ALL.iter().map(|k| section_title(*k)).collect();
-                out.error(index, line, format!("unknown section '{heading}'; sections are {}", names.join(", ")));
+                out.error(at, line, format!("unknown section '{heading}'; sections are {}", names.join(", ")));
             }
             index += 1;
         } else if let Some(rest) = line.strip_prefix("- ") {
-            let last = entry_end(&lines, index);
+            let last = entry_end(lines, index);
             match parse_entry(rest, section) {
                 Ok((id, created, priority, marker, title)) => {
-                    let (body, anchors) = parse_continuation(&lines[index + 1..=last], index + 1, &mut out);
+                    let (body, anchors) = parse_continuation(&lines[index + 1..=last], at + 1, out);
                     let entry = Entry {
                         id,
                         kind: section.expect("parse_entry checks the section"),
@@ -137,25 +161,25 @@ fn parse_lines(text: &str, header: Option<&str>) -> ParsedCheckout {
                         body,
                         anchors,
                     };
-                    out.entries.push(ParsedEntry { entry, first_line: index, last_line: last });
+                    out.entries.push(ParsedEntry { entry: entry.into(), first_line: at, last_line: first + last });
                 }
                 Err(message) => {
-                    out.error(index, line, message);
+                    out.error(at, line, message);
                     if let Some(id) = leading_id(rest) {
-                        out.unreadable_ids.push(id);
+                        out.unreadable_ids.push((at, id));
                     }
                 }
             }
             index = last + 1;
         } else {
-            out.error(index, line, UNEXPECTED_TEXT);
+            out.error(at, line, UNEXPECTED_TEXT);
             if let Some(id) = leading_id(line.trim_start_matches(['-', ' ', '\t'])) {
-                out.unreadable_ids.push(id);
+                out.unreadable_ids.push((at, id));
             }
             index += 1;
         }
     }
-    out
+    section
 }
 
 /// The id of a line that reads like a whole entry line: `[#12] 2026-06-02 · …`.
@@ -319,7 +343,7 @@ fn parse_continuation(lines: &[&str], first_line: usize, out: &mut ParsedCheckou
                 continue;
             }
             if let Some(id) = stripped.trim_start().strip_prefix("- ").and_then(leading_entry_id) {
-                out.unreadable_ids.push(id);
+                out.unreadable_ids.push((first_line + offset, id));
                 out.diagnostics.push(Diagnostic {
                     line: first_line + offset,
                     start_column: 0,

@@ -304,7 +304,8 @@ fn only_exact_anchor_links_are_anchors() {
 #[test]
 fn typed_markers_without_dates_parse() {
     let text = "<!-- mnemo checkout · workspace /w · epoch 3 -->\n# Memory · w\n\n## Gotchas\n\n- [#4] 2026-06-02 · high · REVOKED (wrong) · t\n\n- [#5] 2026-06-02 · high · STALE (moved) · u\n\n- [#6] 2026-06-02 · high · EXPIRED · v\n";
-    let markers: Vec<Option<StateMarker>> = parse_checkout(text).entries.into_iter().map(|e| e.entry.marker).collect();
+    let markers: Vec<Option<StateMarker>> =
+        parse_checkout(text).entries.into_iter().map(|e| e.entry.marker.clone()).collect();
     assert_eq!(
         markers,
         [
@@ -426,7 +427,7 @@ proptest! {
         prop_assert!(parsed.diagnostics.is_empty(), "{:?}\n{}", parsed.diagnostics, text);
         prop_assert_eq!(parsed.epoch, Some(epoch));
         prop_assert_eq!(parsed.workspace.as_deref(), Some("/home/me/proj · x"));
-        let entries: Vec<Entry> = parsed.entries.into_iter().map(|e| e.entry).collect();
+        let entries: Vec<Entry> = parsed.entries.into_iter().map(|e| std::sync::Arc::unwrap_or_clone(e.entry)).collect();
         prop_assert_eq!(entries, entries_of(&views));
     }
 
@@ -435,7 +436,7 @@ proptest! {
         let flavour = Flavour::Checkout { workspace: "/w".into(), epoch };
         let text = render_views(&flavour, "w", &views);
         let parsed = parse_checkout(&text);
-        let entries: Vec<Entry> = parsed.entries.into_iter().map(|e| e.entry).collect();
+        let entries: Vec<Entry> = parsed.entries.into_iter().map(|e| std::sync::Arc::unwrap_or_clone(e.entry)).collect();
         let name = parsed.display_name.unwrap();
         prop_assert_eq!(render(&Flavour::Checkout { workspace: parsed.workspace.unwrap(), epoch: parsed.epoch.unwrap() }, &name, &entries), text);
     }

@@ -18,7 +18,9 @@ use std::sync::Arc;
 use mnemo_core::checkin::{
     Change, CheckinPlan, Conflict, Consulted, Content, Resolutions, carry_over, consulted, plan_checkin,
 };
-use mnemo_core::memory_md::{Diagnostic, Entry, Severity, entries_of, parse_checkout};
+use mnemo_core::memory_md::{
+    Diagnostic, Entry, ParsedCheckout, Severity, checkout_header, entries_of, parse_checkout, parse_checkout_beside,
+};
 use mnemo_core::{Actor, Anchor, EventData, EventKind, NewNote, NoteId, Provenance, Status, Timestamp};
 
 use crate::anchor::capture;
@@ -92,17 +94,23 @@ pub struct CheckedIn {
 
 /// The last checkout base this process parsed, kept for the next preview
 /// (whichever store handle asks: the language server opens one per request).
-static LAST_BASE: std::sync::Mutex<Option<ParsedBase>> = std::sync::Mutex::new(None);
+static LAST_BASE: std::sync::Mutex<Option<Arc<ParsedBase>>> = std::sync::Mutex::new(None);
 
-/// The base entries an edit was checked out from, and the base text (`None`
-/// when the edit has no readable header: then there is no base).
-type BaseOfEdit = (Arc<Vec<Entry>>, Option<Arc<String>>);
+/// An edit parsed, and the base it was checked out from.
+struct EditOfBase {
+    edited: ParsedCheckout,
+    /// The base's entries (none when the edit has no readable header).
+    base: Arc<Vec<Entry>>,
+    /// The base's text; `None` when the edit has no readable header.
+    base_text: Option<Arc<String>>,
+}
 
 /// A parsed checkout base.
 #[derive(Debug)]
 struct ParsedBase {
     workspace: String,
     text: Arc<String>,
+    parsed: Arc<ParsedCheckout>,
     entries: Arc<Vec<Entry>>,
 }
 
@@ -126,8 +134,7 @@ impl Store {
     /// What checking in `text` would do, without doing it (the language
     /// server shows it as diagnostics while a person edits).
     pub fn preview_checkin(&self, workspace: &Workspace, text: &str) -> Result<CheckinPlan, StoreError> {
-        let edited = parse_checkout(text);
-        let (base, _) = self.base_of(workspace, &edited)?;
+        let EditOfBase { edited, base, .. } = self.parse_edit(workspace, text)?;
         let resolutions = Resolutions::default();
         let current = self.current_entries(workspace, &base, &consulted(&base, &edited, &resolutions))?;
         let plan = plan_checkin(&base, &edited, &current, &resolutions);
@@ -180,39 +187,52 @@ impl Store {
         })
     }
 
-    /// The base entries an edit was checked out from, and the base text.
-    /// The last base parsed in this process is kept ([`LAST_BASE`]): a
-    /// language server previews every pause in typing against the same base.
+    /// Parse an edited checkout of `workspace`, beside the base it was
+    /// checked out from (only what differs from the base is read again:
+    /// `parse_checkout_beside`). The last base parsed in this process is
+    /// kept ([`LAST_BASE`]): a language server previews every pause in
+    /// typing against the same base.
+    fn parse_edit(&self, workspace: &Workspace, text: &str) -> Result<EditOfBase, StoreError> {
+        let Some(base) = self.base_of(workspace, checkout_header(text))? else {
+            let edited = parse_checkout(text);
+            return Ok(EditOfBase { edited, base: Arc::new(Vec::new()), base_text: None });
+        };
+        let edited = parse_checkout_beside(&base.text, &base.parsed, text);
+        Ok(EditOfBase { edited, base: base.entries.clone(), base_text: Some(base.text.clone()) })
+    }
+
+    /// The base an edit with `header` (workspace, epoch) was checked out
+    /// from, parsed; `None` when the edit has no readable header.
     fn base_of(
         &self,
         workspace: &Workspace,
-        edited: &mnemo_core::memory_md::ParsedCheckout,
-    ) -> Result<BaseOfEdit, StoreError> {
+        header: Option<(String, i64)>,
+    ) -> Result<Option<Arc<ParsedBase>>, StoreError> {
+        let Some((id, epoch)) = header else { return Ok(None) };
         // A checkout made before its workspace moved to its repository's id is still its own.
-        let header = edited.workspace.as_deref().map(|id| self.follow(id)).transpose()?;
-        match (&header, edited.epoch) {
-            (Some(id), Some(epoch)) if *id == workspace.id => match bases::text(&self.conn, id, epoch)? {
-                Some(text) => {
-                    let mut last = LAST_BASE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-                    // The same (workspace, epoch) can be recorded again with
-                    // other text (a check-in's carried base), so the text decides.
-                    if let Some(parsed) = last.as_ref().filter(|p| p.workspace == *id && *p.text == text) {
-                        return Ok((parsed.entries.clone(), Some(parsed.text.clone())));
-                    }
-                    let parsed = ParsedBase {
-                        workspace: id.clone(),
-                        entries: Arc::new(entries_in(&text)),
-                        text: Arc::new(text),
-                    };
-                    let found = (parsed.entries.clone(), Some(parsed.text.clone()));
-                    *last = Some(parsed);
-                    Ok(found)
-                }
-                None => Err(StoreError::UnknownCheckout { epoch }),
-            },
-            (Some(id), Some(_)) => Err(StoreError::CheckoutOfOtherWorkspace { workspace: id.clone() }),
-            _ => Ok((Arc::new(Vec::new()), None)),
+        let id = self.follow(&id)?;
+        if id != workspace.id {
+            return Err(StoreError::CheckoutOfOtherWorkspace { workspace: id });
         }
+        let Some(text) = bases::text(&self.conn, &id, epoch)? else {
+            return Err(StoreError::UnknownCheckout { epoch });
+        };
+        let mut last = LAST_BASE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        // The same (workspace, epoch) can be recorded again with
+        // other text (a check-in's carried base), so the text decides.
+        if let Some(parsed) = last.as_ref().filter(|p| p.workspace == id && *p.text == text) {
+            return Ok(Some(parsed.clone()));
+        }
+        let parsed = parse_checkout(&text);
+        let entries = parsed.entries.iter().map(|e| Entry::clone(&e.entry)).collect();
+        let base = Arc::new(ParsedBase {
+            workspace: id,
+            parsed: Arc::new(parsed),
+            entries: Arc::new(entries),
+            text: Arc::new(text),
+        });
+        *last = Some(base.clone());
+        Ok(Some(base))
     }
 
     /// Check in `text`, an edited checkout of `workspace`: plan it against its
@@ -225,8 +245,7 @@ impl Store {
         resolutions: &Resolutions,
         now: Timestamp,
     ) -> Result<CheckinOutcome, StoreError> {
-        let edited = parse_checkout(text);
-        let (base, base_text) = self.base_of(workspace, &edited)?;
+        let EditOfBase { edited, base, base_text } = self.parse_edit(workspace, text)?;
         let current = self.current_entries(workspace, &base, &consulted(&base, &edited, resolutions))?;
         let plan = plan_checkin(&base, &edited, &current, resolutions);
         let mut outcome = CheckinOutcome { plan, ..CheckinOutcome::default() };
@@ -364,7 +383,7 @@ impl Store {
 }
 
 fn entries_in(text: &str) -> Vec<Entry> {
-    parse_checkout(text).entries.into_iter().map(|e| e.entry).collect()
+    parse_checkout(text).entries.into_iter().map(|e| std::sync::Arc::unwrap_or_clone(e.entry)).collect()
 }
 
 /// The first secret an entry's text holds, as the refusal.
