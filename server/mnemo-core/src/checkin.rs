@@ -8,6 +8,8 @@
 //! meanwhile; an entry both sides changed is a conflict and is not applied.
 //! The store applies the changes through the one write path.
 
+use std::borrow::Borrow;
+
 use std::collections::HashSet;
 
 use foldhash::HashMap;
@@ -124,9 +126,9 @@ pub fn version_text(entry: &Entry) -> String {
 }
 
 /// The entries that carry an id, by id.
-fn by_id(entries: &[Entry]) -> HashMap<NoteId, &Entry> {
+fn by_id<E: Borrow<Entry>>(entries: &[E]) -> HashMap<NoteId, &Entry> {
     let mut by_id = HashMap::with_capacity_and_hasher(entries.len(), Default::default());
-    by_id.extend(entries.iter().filter_map(|e| Some((e.id?, e))));
+    by_id.extend(entries.iter().map(Borrow::borrow).filter_map(|e: &Entry| Some((e.id?, e))));
     by_id
 }
 
@@ -220,7 +222,7 @@ fn diagnostic(line: usize, severity: Severity, message: String) -> Diagnostic {
 /// `current` needs to hold only the [`consulted`] notes and the notes that
 /// superseded them; notes it lacks are taken as forgotten.
 pub fn plan_checkin(
-    base: &[Entry],
+    base: &[impl Borrow<Entry>],
     edited: &ParsedCheckout,
     current: &[Entry],
     resolutions: &Resolutions,
@@ -334,7 +336,7 @@ pub fn plan_checkin(
         }
         judge(&mut plan, line, id, before, Some(mine), &current_by_id);
     }
-    for before in base {
+    for before in base.iter().map(Borrow::borrow) {
         let Some(id) = before.id else { continue };
         if seen.contains(&id)
             || edited.unreadable_ids.iter().any(|(_, unreadable)| *unreadable == id)
@@ -397,7 +399,7 @@ pub struct Consulted {
 }
 
 /// What [`plan_checkin`] will look up in the store's entries (see [`Consulted`]).
-pub fn consulted(base: &[Entry], edited: &ParsedCheckout, resolutions: &Resolutions) -> Consulted {
+pub fn consulted(base: &[impl Borrow<Entry>], edited: &ParsedCheckout, resolutions: &Resolutions) -> Consulted {
     let base_by_id = by_id(base);
     let mut consulted = Consulted::default();
     let mut in_edit: foldhash::HashSet<NoteId> = foldhash::HashSet::default();

@@ -53,7 +53,8 @@ fn reparse(base_text: &str, base: &ParsedCheckout, text: &str) -> Option<ParsedC
     let (stop_old, stop_new) = match stop_entry {
         Some(at) => {
             let line = base.entries[at].first_line;
-            (line, line + last_changed_new - last_changed_old)
+            // `line` is past the last changed line, so this never goes below zero.
+            (line, line - last_changed_old + last_changed_new)
         }
         None => (newlines(old) + 1, newlines(new) + 1),
     };
@@ -152,19 +153,19 @@ mod tests {
         for &(op, at, pick) in ops {
             let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
             let i = at % lines.len();
-            match op % 7 {
+            match op % 8 {
                 0 => {
                     lines.remove(i);
                 }
                 1 => lines.insert(i, TYPED[pick % TYPED.len()].to_string()),
                 2 => lines[i] = TYPED[pick % TYPED.len()].to_string(),
                 3 => lines[i].push_str(" (edited)"),
-                4 | 5 => {
+                4 | 6 => {
                     let mut at = at % (text.len() + 1);
                     while !text.is_char_boundary(at) {
                         at -= 1;
                     }
-                    match op % 7 {
+                    match op % 8 {
                         4 => text.insert(at, ['\n', ' ', '-', '#', 'x', '\r', '·'][pick % 7]),
                         _ if at < text.len() => {
                             text.remove(at);
@@ -173,7 +174,12 @@ mod tests {
                     }
                     continue;
                 }
-                _ => lines.insert(i, format!("{}\r", TYPED[pick % TYPED.len()])),
+                5 => lines.insert(i, format!("{}\r", TYPED[pick % TYPED.len()])),
+                _ => {
+                    // A line typed again next to itself: the shared ends can line up more than one way.
+                    let copy = lines[i].clone();
+                    lines.insert(i, copy);
+                }
             }
             text = lines.join("\n");
         }
@@ -188,9 +194,12 @@ mod tests {
             views in store_strategy(),
             base_ops in proptest::collection::vec((any::<u8>(), any::<usize>(), any::<usize>()), 0..3),
             ops in proptest::collection::vec((any::<u8>(), any::<usize>(), any::<usize>()), 0..6),
+            crlf in any::<bool>(),
         ) {
             let rendered = render(&Flavour::Checkout { workspace: "/w".into(), epoch: 3 }, "w", &entries_of(&views));
-            // A base may itself hold what a check-in carried over (stray lines, broken entries).
+            // A base may itself hold what a check-in carried over (stray
+            // lines, broken entries), and a checkout may be saved with CRLF.
+            let rendered = if crlf { rendered.replace('\n', "\r\n") } else { rendered };
             let base_text = edited(&rendered, &base_ops);
             let base = parse_checkout(&base_text);
             let text = edited(&base_text, &ops);
@@ -208,6 +217,27 @@ mod tests {
             let long: Vec<u8> = a.iter().chain(&a).copied().collect();
             prop_assert_eq!(common_prefix(&a, &long), a.len());
             prop_assert_eq!(common_suffix(&a, &long), a.len());
+        }
+    }
+
+    #[test]
+    fn an_edit_of_any_entry_past_the_title_is_read_beside_the_base() {
+        let mut text = String::from("<!-- mnemo checkout · workspace /w · epoch 3 -->\n# Memory · w\n\n");
+        for (section, kind) in [("Directives", "high"), ("Gotchas", "medium"), ("Findings", "low")] {
+            text.push_str(&format!("## {section}\n\n"));
+            for i in 1..=5 {
+                text.push_str(&format!("- [#{i}] 2026-06-02 · {kind} · {section} {i}\n  Body.\n\n"));
+            }
+        }
+        let base = parse_checkout(&text);
+        for entry in &base.entries {
+            let line = text.lines().nth(entry.first_line).unwrap();
+            for edit in [format!("{line} (edited)"), String::new(), format!("{line}\n- low · typed after it")] {
+                let edited = text.replacen(&format!("{line}\n"), &format!("{edit}\n"), 1);
+                let beside = reparse(&text, &base, &edited);
+                assert!(beside.is_some(), "read beside the base: {edit:?}");
+                assert_eq!(beside.unwrap(), parse_checkout(&edited), "{edit:?}");
+            }
         }
     }
 

@@ -100,7 +100,7 @@ static LAST_BASE: std::sync::Mutex<Option<Arc<ParsedBase>>> = std::sync::Mutex::
 struct EditOfBase {
     edited: ParsedCheckout,
     /// The base's entries (none when the edit has no readable header).
-    base: Arc<Vec<Entry>>,
+    base: Arc<Vec<Arc<Entry>>>,
     /// The base's text; `None` when the edit has no readable header.
     base_text: Option<Arc<String>>,
 }
@@ -111,7 +111,8 @@ struct ParsedBase {
     workspace: String,
     text: Arc<String>,
     parsed: Arc<ParsedCheckout>,
-    entries: Arc<Vec<Entry>>,
+    /// The parse's entries, shared with it.
+    entries: Arc<Vec<Arc<Entry>>>,
 }
 
 impl Store {
@@ -156,7 +157,7 @@ impl Store {
     fn current_entries(
         &self,
         workspace: &Workspace,
-        base: &[Entry],
+        base: &[Arc<Entry>],
         consulted: &Consulted,
     ) -> Result<Vec<Entry>, StoreError> {
         self.snapshot(|store| {
@@ -224,7 +225,7 @@ impl Store {
             return Ok(Some(parsed.clone()));
         }
         let parsed = parse_checkout(&text);
-        let entries = parsed.entries.iter().map(|e| Entry::clone(&e.entry)).collect();
+        let entries = parsed.entries.iter().map(|e| e.entry.clone()).collect();
         let base = Arc::new(ParsedBase {
             workspace: id,
             parsed: Arc::new(parsed),
