@@ -85,9 +85,7 @@ pub fn parse_mirror_entries(text: &str) -> ParsedCheckout {
 
 /// Parse `text`, its first line read as `header` when given.
 fn parse_lines(text: &str, header: Option<&str>) -> ParsedCheckout {
-    // Some editors save a UTF-8 byte order mark; it is no part of the header.
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut lines: Vec<&str> = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
+    let mut lines: Vec<&str> = text_lines(text).collect();
     if let (Some(header), Some(first)) = (header, lines.first_mut()) {
         *first = header;
     }
@@ -112,9 +110,14 @@ fn parse_lines(text: &str, header: Option<&str>) -> ParsedCheckout {
 /// The first line's checkout header, read as [`parse_checkout`] reads it:
 /// the workspace and the base epoch (to find the base before the rest is read).
 pub fn checkout_header(text: &str) -> Option<(String, i64)> {
+    parse_header(text_lines(text).next().unwrap_or(""))
+}
+
+/// The lines of a checkout as the parser reads them: LF or CRLF, and
+/// without the byte order mark some editors save (it is no part of the header).
+pub(crate) fn text_lines(text: &str) -> impl Iterator<Item = &str> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let first = text.split('\n').next().unwrap_or("");
-    parse_header(first.strip_suffix('\r').unwrap_or(first))
+    text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l))
 }
 
 /// Parse the body lines `lines`, the first of which is line `first` of the

@@ -15,7 +15,7 @@
 //! header or title, a section that differs where the two meet again, a byte
 //! order mark — the whole text is parsed.
 
-use super::parse::{ParsedCheckout, parse_body, parse_checkout};
+use super::parse::{ParsedCheckout, parse_body, parse_checkout, text_lines};
 
 /// [`parse_checkout`] of `text`, reading again only what differs from
 /// `base_text`, whose parse is `base`.
@@ -116,9 +116,9 @@ fn common_suffix(a: &[u8], b: &[u8]) -> usize {
     matched + a.iter().rev().zip(b.iter().rev()).take_while(|(x, y)| x == y).count()
 }
 
-/// Lines `from..to` of `text` (0-based), each without its `\n` or a `\r` before it.
+/// Lines `from..to` of `text` (0-based), as the parser reads lines.
 fn lines_between(text: &str, from: usize, to: usize) -> Vec<&str> {
-    text.split('\n').skip(from).take(to - from).map(|l| l.strip_suffix('\r').unwrap_or(l)).collect()
+    text_lines(text).skip(from).take(to - from).collect()
 }
 
 #[cfg(test)]
