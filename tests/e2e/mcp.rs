@@ -71,12 +71,12 @@ impl Mcp {
         id
     }
 
-    /// SIGKILL the server (a crash, not an exit).
     /// The server's process id (to stop or signal it).
     pub(crate) fn pid(&self) -> u32 {
         self.child.id()
     }
 
+    /// SIGKILL the server (a crash, not an exit).
     pub(crate) fn kill(mut self) {
         self.child.kill().unwrap();
         self.child.wait().unwrap();

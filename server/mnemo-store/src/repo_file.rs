@@ -1,6 +1,6 @@
 //! Reading a file whose path comes from a repository (a mirror, a
 //! workspace config, a checkout kept in a file): only a regular file, only
-//! up to a size, and never blocking. A committed symlink to `/dev/zero` or
+//! up to a size (its header: only the header's bytes), and never blocking. A committed symlink to `/dev/zero` or
 //! `/dev/stdin`, or a FIFO at the mirror path, would otherwise wedge every
 //! command that looks at it or have it read without end.
 
@@ -74,7 +74,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_regular_files_of_a_bounded_size_are_read() {
+    fn only_regular_files_are_read_and_whole_only_up_to_a_size() {
         let dir = tempfile::tempdir().unwrap();
         let plain = dir.path().join("plain.md");
         std::fs::write(&plain, "text").unwrap();

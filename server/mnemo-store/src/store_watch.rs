@@ -1,7 +1,8 @@
 //! Noticing writes to the store by any process: a `notify` watch on the
 //! store's directory, filtered to changes of the store file's or its
-//! `-wal`'s content. Long-lived processes (the mirror worker, the language
-//! server, the MCP server) wake on it instead of polling.
+//! `-wal`'s content. Long-lived processes (the mirror workers, the language
+//! server, an MCP server standing for its mirror) wake on it instead of
+//! polling; a standing worker also looks on a timer (`mirror/sync/stand.rs`).
 //!
 //! Only a content change is a write. Merely opening and closing the store —
 //! which every wake-up does to look — creates and removes the `-wal` and

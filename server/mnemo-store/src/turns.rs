@@ -1,7 +1,7 @@
 //! Processes take turns in the kernel: an exclusive `flock` on a file
 //! beside the store, slept on until it is released (when its holder is done,
 //! or its process dies), so a process waiting its turn costs nothing until
-//! then. Two kinds of turn:
+//! then. Three kinds of turn:
 //!
 //! - **Writing** (`<store>-writers`, [`take_write`]): taken before SQLite's
 //!   write lock. SQLite's busy handler can only sleep and try again
@@ -54,7 +54,7 @@ pub(crate) struct Turn {
 
 impl Turn {
     /// Mark the turn's file as touched now: a sign of life others can read
-    /// (`stand_turn`'s `quiet_for`).
+    /// ([`try_stand`]'s `StandTurn::Held { quiet_for }`).
     pub(crate) fn touch(&self) {
         let _ = self.file.set_modified(std::time::SystemTime::now());
     }

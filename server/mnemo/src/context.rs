@@ -93,7 +93,8 @@ impl Context {
     }
 
     /// The workspace's mirror when `[memory_export] enabled`; a broken setting is
-    /// reported (once) and treated as disabled so it never blocks the command.
+    /// reported (once per process, or per request in a long-lived one) and
+    /// treated as disabled so it never blocks the command.
     pub fn mirror_target(&self) -> Option<MirrorTarget> {
         self.mirror.get_or_init(|| self.resolve_mirror_target()).clone()
     }

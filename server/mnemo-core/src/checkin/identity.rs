@@ -42,9 +42,9 @@ fn looks_like(entry: &Entry, base: &Entry) -> bool {
 /// The identity of every entry of `edited` that carries an id, against `base`.
 /// `skip` holds entries judged elsewhere (cut or swallowed text).
 pub(super) fn identities(base: &[impl Borrow<Entry>], edited: &[ParsedEntry], skip: &HashSet<usize>) -> Identities {
-    let base = || base.iter().map(Borrow::borrow);
-    let mut by_id: HashMap<NoteId, &Entry> = HashMap::with_capacity_and_hasher(base().len(), Default::default());
-    by_id.extend(base().filter_map(|e: &Entry| Some((e.id?, e))));
+    let base_entries = || base.iter().map(Borrow::borrow);
+    let mut by_id: HashMap<NoteId, &Entry> = HashMap::with_capacity_and_hasher(base.len(), Default::default());
+    by_id.extend(base_entries().filter_map(|e: &Entry| Some((e.id?, e))));
     // Whether each entry still looks like its id's note in the base.
     let own: Vec<bool> = edited
         .iter()
@@ -69,7 +69,7 @@ pub(super) fn identities(base: &[impl Borrow<Entry>], edited: &[ParsedEntry], sk
     // Every search below wants the same creation date first: the base notes
     // of each date, in base order, so a search reads one day's notes.
     let mut by_date: HashMap<&Option<String>, Vec<(NoteId, &Entry)>> = HashMap::default();
-    for b in base() {
+    for b in base_entries() {
         if let Some(id) = b.id {
             by_date.entry(&b.created).or_default().push((id, b));
         }

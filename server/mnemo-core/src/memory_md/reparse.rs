@@ -254,11 +254,19 @@ mod tests {
         assert_eq!(beside, parse_checkout(&edit));
         assert_eq!(beside.entries[99].entry.title, "Finding 100 (edited)");
         assert_eq!(beside.entries[100].first_line, base.entries[100].first_line + 1, "the lines after shifted");
+        // The entries before and after were taken over from the base, not read again.
+        let shared = |i: usize| std::sync::Arc::ptr_eq(&beside.entries[i].entry, &base.entries[i].entry);
+        assert!(shared(0) && shared(97) && shared(100) && shared(199), "taken over");
+        assert!(!shared(99), "the edited entry was read again");
+        // A byte order mark: the whole text.
+        assert!(reparse(&text, &base, &format!("\u{feff}{edit}")).is_none());
         // A changed header or title is read with the whole text.
         assert!(reparse(&text, &base, &text.replace("epoch 3", "epoch 4")).is_none());
         assert!(reparse(&text, &base, &text.replace("# Memory · w", "# Memory · v")).is_none());
-        // A section heading changed above the rest of the entries: the whole text.
-        let moved = text.replace("## Findings", "## Gotchas");
+        // A section heading typed above the rest of the entries: they are in
+        // another section now, so the whole text is read.
+        let moved = text.replace("- [#150] ", "## Gotchas\n\n- [#150] ");
+        assert!(reparse(&text, &base, &moved).is_none());
         assert_eq!(parse_checkout_beside(&text, &base, &moved), parse_checkout(&moved));
     }
 }

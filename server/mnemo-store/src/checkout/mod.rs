@@ -110,7 +110,7 @@ struct EditOfBase {
 struct ParsedBase {
     workspace: String,
     text: Arc<String>,
-    parsed: Arc<ParsedCheckout>,
+    parsed: ParsedCheckout,
     /// The parse's entries, shared with it.
     entries: Arc<Vec<Arc<Entry>>>,
 }
@@ -226,12 +226,7 @@ impl Store {
         }
         let parsed = parse_checkout(&text);
         let entries = parsed.entries.iter().map(|e| e.entry.clone()).collect();
-        let base = Arc::new(ParsedBase {
-            workspace: id,
-            parsed: Arc::new(parsed),
-            entries: Arc::new(entries),
-            text: Arc::new(text),
-        });
+        let base = Arc::new(ParsedBase { workspace: id, parsed, entries: Arc::new(entries), text: Arc::new(text) });
         *last = Some(base.clone());
         Ok(Some(base))
     }

@@ -40,32 +40,35 @@ use crate::turns::{RenderTurn, StandTurn, Turn};
 
 /// A stander that has shown no sign of life for this long is passed over:
 /// writers render as if no one stood.
-pub const STALE_AFTER: Duration = Duration::from_secs(5);
+pub(crate) const STALE_AFTER: Duration = Duration::from_secs(5);
 
 /// How often a stander shows a sign of life (and looks whether the mirror
 /// is behind, should a poke have been lost).
-pub const HEARTBEAT: Duration = Duration::from_secs(1);
+pub(crate) const HEARTBEAT: Duration = Duration::from_secs(1);
 
 /// How long a stander waits for the render turn; then it tries again at its
-/// next look.
-pub const TURN_PATIENCE: Duration = Duration::from_secs(5);
+/// next look. It shows no sign of life while it waits, so a wait and a
+/// heartbeat must end well before writers pass it over.
+pub(crate) const TURN_PATIENCE: Duration = Duration::from_secs(2);
+
+const _: () = assert!(TURN_PATIENCE.as_secs() + HEARTBEAT.as_secs() < STALE_AFTER.as_secs());
 
 /// This process stands for a mirror until this is dropped.
 #[derive(Debug)]
-pub struct Standing {
+pub(crate) struct Standing {
     turn: Turn,
 }
 
 impl Standing {
     /// A sign of life, for writers deciding whether to leave their render to this process.
-    pub fn heartbeat(&self) {
+    pub(crate) fn heartbeat(&self) {
         self.turn.touch();
     }
 }
 
 /// What came of trying to stand.
 #[derive(Debug)]
-pub enum Stood {
+pub(crate) enum Stood {
     /// This process stands until the value is dropped.
     Standing(Standing),
     /// Another process stands.
@@ -76,7 +79,7 @@ pub enum Stood {
 }
 
 /// Stand for `target`'s mirror, unless another process already does.
-pub fn stand(store: &Store, target: &MirrorTarget) -> Stood {
+pub(crate) fn stand(store: &Store, target: &MirrorTarget) -> Stood {
     match crate::turns::try_stand(store.path(), &turn_key(target)) {
         StandTurn::Taken(turn) => {
             let standing = Standing { turn };
@@ -107,7 +110,7 @@ pub(crate) fn someone_stands(store: &Store, target: &MirrorTarget) -> bool {
 /// rather than leaving the render to whoever holds it. `Ok(None)` when there
 /// was nothing to render, or the turn did not come in time (the next look
 /// tries again).
-pub fn catch_up(store: &Store, target: &MirrorTarget) -> Result<Option<ExportOutcome>, MirrorError> {
+pub(crate) fn catch_up(store: &Store, target: &MirrorTarget) -> Result<Option<ExportOutcome>, MirrorError> {
     if shows_at_least(store, target, store.epoch()?)? {
         return Ok(None);
     }

@@ -11,7 +11,7 @@
 //!   and retried on the next poke.
 //! - [`MirrorSync::stand`] (`stand.rs`): the worker that stands for the
 //!   mirror (`mirror/standing.rs`): every writer leaves the render to it,
-//!   so it renders promptly — at most every [`pace`], not after a quiet
+//!   so it renders promptly — at most every `stand::pace`, not after a quiet
 //!   spell — and looks on a timer too (a sign of life; a lost poke).
 //!
 //! Neither ever touches the write that triggered a render.
@@ -36,8 +36,6 @@ pub enum MirrorEvent {
 }
 
 mod stand;
-
-pub use stand::{STANDING_PACE, pace};
 
 enum Message {
     Poke,
@@ -73,13 +71,11 @@ impl MirrorSync {
     }
 
     /// Start a worker that stands for `workspace`'s mirror while its config
-    /// keeps one and no other process stands for it (it looks again every
-    /// `stand::RETRY`), rendering every writer's writes. When it is dropped
-    /// it stops standing and catches the mirror up once more.
-    ///
-    /// Only the process that stands watches the store (a watch costs every
-    /// process that holds one a wake-up per write); one that does not
-    /// looks again every [`stand::RETRY`].
+    /// keeps one and no other process stands for it, rendering every
+    /// writer's writes. Only the process that stands watches the store (a
+    /// watch costs every process that holds one a wake-up per write); one
+    /// that does not looks again every `stand::RETRY`. When it is dropped it
+    /// stops standing and catches the mirror up once more.
     pub fn stand(store_path: &Path, workspace: Workspace, report: impl Fn(MirrorEvent) + Send + 'static) -> MirrorSync {
         let (sender, receiver) = mpsc::channel();
         let (store_path, pokes) = (store_path.to_path_buf(), sender.clone());

@@ -23,17 +23,17 @@ use crate::workspace::Workspace;
 
 /// How often at most a standing worker renders: a steady stream of writes
 /// is shown within about this long of each write, in one render per pace.
-pub const STANDING_PACE: Duration = Duration::from_millis(50);
+pub(crate) const STANDING_PACE: Duration = Duration::from_millis(50);
 
 /// The wait between two renders under a steady stream of writes: at least
 /// [`STANDING_PACE`], and twice the last render's time, so that rendering
 /// a large mirror takes at most a third of a core from the writers.
-pub fn pace(last_render_took: Duration) -> Duration {
+pub(crate) fn pace(last_render_took: Duration) -> Duration {
     STANDING_PACE.max(last_render_took * 2)
 }
 
 /// How often a worker that does not stand looks whether it could.
-pub const RETRY: Duration = Duration::from_secs(2);
+pub(crate) const RETRY: Duration = Duration::from_secs(2);
 
 pub(super) fn stand_for_writers(
     store_path: PathBuf,

@@ -56,8 +56,9 @@ pub struct MemoryServer {
 }
 
 impl MemoryServer {
-    /// Run `f` on the state with the clock read now (a long-lived server
-    /// reads it per call); an error as the one line a tool error carries.
+    /// Run `f` on the state with the clock and the workspace's config read
+    /// now (a long-lived server reads them per call); an error as the one
+    /// line a tool error carries.
     fn with<T>(&self, f: impl FnOnce(&mut State) -> anyhow::Result<T>) -> Result<T, String> {
         let mut state = self.state.lock().map_err(|_| "the mnemo server is in a bad state; restart it".to_string())?;
         if let Ok(now) = state.ctx.clock.now() {
