@@ -195,15 +195,15 @@ fn export_watch_keeps_a_mirror_current_for_writes_from_other_processes() {
     assert!(err.contains("rendered epoch 3"), "{err}");
 }
 
-/// Whether a process stands for the workspace's mirror (its standing file
-/// beside the store is locked).
+/// Whether a process stands for a mirror of the store (a standing file
+/// beside it is locked).
 fn someone_stands(env: &Env) -> bool {
     let data = env.store.parent().unwrap();
-    let standing = std::fs::read_dir(data).unwrap().map(|e| e.unwrap().path()).find(|p| {
+    std::fs::read_dir(data).unwrap().map(|e| e.unwrap().path()).any(|p| {
         p.file_name().unwrap().to_string_lossy().starts_with("memory.db-mirror-")
             && p.extension().is_some_and(|e| e == "standing")
-    });
-    standing.is_some_and(|path| std::fs::File::open(path).unwrap().try_lock().is_err())
+            && std::fs::File::open(&p).unwrap().try_lock().is_err()
+    })
 }
 
 fn signal(pid: u32, signal: &str) {
@@ -224,6 +224,17 @@ fn an_agents_mcp_server_renders_the_mirror_for_every_writer_and_leaves_it_curren
         assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
     }
     wait_until("the mirror shows the CLI's writes", || mirror(&env).contains("written by hand 4"));
+
+    // Another workspace in the same store has no one standing for its
+    // mirror: its writer renders it before it returns, and this one is untouched.
+    let other = env.home.join("other");
+    std::fs::create_dir_all(other.join(".git")).unwrap();
+    let other_dir = other.to_str().unwrap();
+    env.ok(&["--workspace", other_dir, "export", "--enable"]);
+    env.ok(&["--workspace", other_dir, "remember", "--kind", "finding", "--title", "in the other workspace"]);
+    let other_mirror = std::fs::read_to_string(other.join("MEMORY.md")).unwrap();
+    assert!(other_mirror.contains("in the other workspace"), "{other_mirror}");
+    assert!(!mirror(&env).contains("in the other workspace"));
 
     // A write just before the server exits is shown once it has.
     env.remember("finding", "the last word");

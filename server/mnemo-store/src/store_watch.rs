@@ -98,18 +98,7 @@ mod tests {
         }
         std::thread::sleep(Duration::from_millis(300));
         assert_eq!(seen.load(Ordering::SeqCst), 0, "opening and reading the store woke the watch");
-        let mut store = Store::open(&path).unwrap();
-        store
-            .write(|w| {
-                w.create("/w", test_note(), mnemo_core::Actor::Agent, mnemo_core::Timestamp(0))?;
-                Ok(())
-            })
-            .unwrap();
-        let deadline = std::time::Instant::now() + Duration::from_secs(5);
-        while seen.load(Ordering::SeqCst) == 0 {
-            assert!(std::time::Instant::now() < deadline, "a write was not seen");
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        a_write_is_seen(&path, &seen, "a write was not seen");
     }
 
     #[test]
@@ -126,7 +115,12 @@ mod tests {
             counter.fetch_add(1, Ordering::SeqCst);
         })
         .unwrap();
-        let mut store = Store::open(&link).unwrap();
+        a_write_is_seen(&link, &seen, "a write through the link was not seen");
+    }
+
+    /// Write a note to the store at `path`, and wait (at most 5 s) for the watch to count it in `seen`.
+    fn a_write_is_seen(path: &Path, seen: &AtomicUsize, unseen: &str) {
+        let mut store = Store::open(path).unwrap();
         store
             .write(|w| {
                 w.create("/w", test_note(), mnemo_core::Actor::Agent, mnemo_core::Timestamp(0))?;
@@ -135,7 +129,7 @@ mod tests {
             .unwrap();
         let deadline = std::time::Instant::now() + Duration::from_secs(5);
         while seen.load(Ordering::SeqCst) == 0 {
-            assert!(std::time::Instant::now() < deadline, "a write through the link was not seen");
+            assert!(std::time::Instant::now() < deadline, "{unseen}");
             std::thread::sleep(Duration::from_millis(10));
         }
     }

@@ -84,12 +84,28 @@ pub(crate) enum RenderTurn {
 /// Take the turn to render the mirror `key` names (one mirror file of one
 /// workspace) of `store`, without waiting.
 pub(crate) fn try_render(store: &Path, key: &str) -> RenderTurn {
-    let suffix = format!("{RENDER_PREFIX}{key}{RENDER_EXTENSION}");
-    let Some(file) = open_turn_file(store, &suffix) else { return RenderTurn::Unavailable };
+    match try_take(store, &format!("{RENDER_PREFIX}{key}{RENDER_EXTENSION}")) {
+        Tried::Taken(turn) => RenderTurn::Taken(turn),
+        Tried::Held(_) => RenderTurn::Held,
+        Tried::Unavailable => RenderTurn::Unavailable,
+    }
+}
+
+/// What trying a turn without waiting came to.
+enum Tried {
+    Taken(Turn),
+    /// Another holds it; its file, opened.
+    Held(File),
+    Unavailable,
+}
+
+/// Try the turn on the file `suffix` names beside `store`, without waiting.
+fn try_take(store: &Path, suffix: &str) -> Tried {
+    let Some(file) = open_turn_file(store, suffix) else { return Tried::Unavailable };
     match file.try_lock() {
-        Ok(()) => RenderTurn::Taken(Turn { file }),
-        Err(TryLockError::WouldBlock) => RenderTurn::Held,
-        Err(TryLockError::Error(_)) => RenderTurn::Unavailable,
+        Ok(()) => Tried::Taken(Turn { file }),
+        Err(TryLockError::WouldBlock) => Tried::Held(file),
+        Err(TryLockError::Error(_)) => Tried::Unavailable,
     }
 }
 
@@ -117,16 +133,14 @@ pub(crate) enum StandTurn {
 
 /// Stand for the mirror `key` names, without waiting.
 pub(crate) fn try_stand(store: &Path, key: &str) -> StandTurn {
-    let suffix = format!("{RENDER_PREFIX}{key}{STANDING_EXTENSION}");
-    let Some(file) = open_turn_file(store, &suffix) else { return StandTurn::Unavailable };
-    match file.try_lock() {
-        Ok(()) => StandTurn::Taken(Turn { file }),
-        Err(TryLockError::WouldBlock) => {
+    match try_take(store, &format!("{RENDER_PREFIX}{key}{STANDING_EXTENSION}")) {
+        Tried::Taken(turn) => StandTurn::Taken(turn),
+        Tried::Held(file) => {
             let touched = file.metadata().and_then(|m| m.modified()).ok();
             let quiet_for = touched.and_then(|t| t.elapsed().ok()).unwrap_or_default();
             StandTurn::Held { quiet_for }
         }
-        Err(TryLockError::Error(_)) => StandTurn::Unavailable,
+        Tried::Unavailable => StandTurn::Unavailable,
     }
 }
 
