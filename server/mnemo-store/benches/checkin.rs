@@ -1,7 +1,9 @@
 //! Benchmark: check in 1, 100 and 1,000 changed entries of a checkout of a
 //! 10k-note workspace (the generated corpus): the preview (parse + plan, what
-//! the language server runs while a person types) and the whole check-in
-//! (plan, apply in one transaction, re-render, carry over); then a preview
+//! the language server runs at each pause in typing: the base parsed by the
+//! one before) and the whole check-in (plan, apply in one transaction,
+//! re-render, carry over); then one entry changed and saved a hundred times
+//! in turn, each check-in of the text the one before left; then a preview
 //! of a checkout with a stray line after every 20th entry (each a
 //! diagnostic, the worst case for matching problems to entries); then what
 //! the kept checkout bases weigh after 40 checkouts with a note written
@@ -9,7 +11,8 @@
 //! seven runs per row, each on a fresh copy of one imported store (opened
 //! anew, as a one-shot command or a language server's request opens it);
 //! run with `cargo bench -p mnemo-store --bench checkin` (pass a corpus
-//! size to override 10000).
+//! size to override 10000; `-- again`: only the check-ins of one entry one
+//! after another, each of the text the one before left — for a profile).
 
 use std::time::{Duration, Instant};
 
@@ -85,6 +88,11 @@ fn main() {
         let store = Store::open(&dir.path().join("memory.db")).unwrap();
         (dir, store)
     };
+    // `-- again`: only the check-ins one after another (for a profile).
+    if std::env::args().any(|a| a == "again") {
+        saved_again_and_again(size, &workspace, fresh_store().1);
+        return;
+    }
     // A one-shot command first (`mnemo checkin`), then a process that keeps
     // its renderings (the language server, which rendered the checkout it
     // handed out): the flag holds for the rest of the process.
@@ -99,6 +107,9 @@ fn main() {
                 let (_dir, mut store) = fresh_store();
                 let checkout = store.checkout(&workspace).unwrap();
                 let edited = edit(&checkout.text, changed);
+                // The first preview parses the base; the person's next
+                // pauses in typing find it parsed (the one timed).
+                store.preview_checkin(&workspace, &edited).unwrap();
                 let started = Instant::now();
                 let plan = store.preview_checkin(&workspace, &edited).unwrap();
                 previews.push(started.elapsed());
@@ -131,6 +142,8 @@ fn main() {
             println!("|---:|---:|---:|---:|---:|---:|");
         }
     }
+    saved_again_and_again(size, &workspace, fresh_store().1);
+
     let (dir, mut store) = fresh_store();
     let checkout = store.checkout(&workspace).unwrap();
     let (strayed, strays) = with_stray_lines(&checkout.text, 20);
@@ -171,4 +184,24 @@ fn main() {
     println!("| notes | checkouts | bases kept | bytes they hold | one checkout |");
     println!("|---:|---:|---:|---:|---:|");
     println!("| {size} | 41 | {kept} | {:.2} MB | {:.2} MB |", bytes as f64 / 1e6, one as f64 / 1e6);
+}
+
+/// Check-ins of one entry, each of the text the one before left, in a
+/// process that keeps its renderings: a person saving again and again in
+/// the language server (each check-in's new text is the next one's base).
+fn saved_again_and_again(size: usize, workspace: &Workspace, mut store: Store) {
+    mnemo_store::render_cache::keep_renders();
+    let mut text = store.checkout(workspace).unwrap().text;
+    let mut times = Vec::new();
+    for _ in 0..100 {
+        let edited = edit(&text, 1);
+        let started = Instant::now();
+        let outcome = store.checkin(workspace, &edited, &Resolutions::default(), Timestamp(1_800_000_100)).unwrap();
+        times.push(started.elapsed());
+        text = outcome.document.unwrap().text;
+    }
+    println!();
+    println!("| notes | one entry changed and saved, again and again | median check-in |");
+    println!("|---:|---:|---:|");
+    println!("| {size} | 100 times | {:.1} ms |", median(times).as_secs_f64() * 1e3);
 }

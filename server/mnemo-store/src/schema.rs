@@ -305,6 +305,31 @@ BEGIN INSERT INTO notes_fts (notes_fts, rowid, title, body, ws) VALUES ('delete'
 ALTER TABLE mirror_exports ADD COLUMN content TEXT;
 ALTER TABLE mirror_exports ADD COLUMN marks TEXT;
 "#,
+    r#"
+-- A number drawn anew whenever a checkout base's row is written, and the
+-- key it leans on (checkout/bases.rs): a process that parsed a base knows
+-- it is still the same text by this and its key's, without reading it. A
+-- table of its own: a column of `checkouts` after its text is read only by
+-- walking the text's overflow pages (2 MB for a 10k-note checkout). Kept by
+-- triggers, so every write of a base draws one.
+CREATE TABLE checkout_made (
+    workspace  TEXT    NOT NULL,
+    epoch      INTEGER NOT NULL,
+    key_epoch  INTEGER,
+    made       INTEGER NOT NULL,
+    PRIMARY KEY (workspace, epoch)
+) WITHOUT ROWID;
+INSERT INTO checkout_made (workspace, epoch, key_epoch, made) SELECT workspace, epoch, key_epoch, random() FROM checkouts;
+CREATE TRIGGER checkout_made_insert AFTER INSERT ON checkouts
+BEGIN INSERT OR REPLACE INTO checkout_made (workspace, epoch, key_epoch, made)
+    VALUES (new.workspace, new.epoch, new.key_epoch, random()); END;
+CREATE TRIGGER checkout_made_update AFTER UPDATE ON checkouts
+BEGIN DELETE FROM checkout_made WHERE workspace = old.workspace AND epoch = old.epoch;
+    INSERT OR REPLACE INTO checkout_made (workspace, epoch, key_epoch, made)
+    VALUES (new.workspace, new.epoch, new.key_epoch, random()); END;
+CREATE TRIGGER checkout_made_delete AFTER DELETE ON checkouts
+BEGIN DELETE FROM checkout_made WHERE workspace = old.workspace AND epoch = old.epoch; END;
+"#,
 ];
 
 /// The append-only triggers `store verify` expects to find.

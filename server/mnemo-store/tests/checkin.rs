@@ -99,3 +99,47 @@ proptest! {
         prop_assert!(store.verify().unwrap().is_clean());
     }
 }
+
+#[test]
+fn a_base_written_again_at_its_epoch_is_read_again_not_taken_from_this_processs_parse() {
+    if backend::on_postgres() {
+        return; // the raw write below is to the SQLite file, where the bases live
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("project");
+    std::fs::create_dir_all(&root).unwrap();
+    let workspace = Workspace::resolve(Some(root.to_str().unwrap()), &root).unwrap();
+    let mut store = Store::open(&dir.path().join("memory.db")).unwrap();
+    store
+        .write(|w| {
+            for n in 0..3 {
+                let new = note(Kind::Finding, Priority::Medium, format!("Note {n} about the cache"), "Why.");
+                w.create(&workspace.id, new, Actor::Agent, Timestamp(86_400 * 200))?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    let checkout = store.checkout(&workspace).unwrap();
+    let now = Timestamp(86_400 * 210);
+    // A check-in keeps its new rendering's parse as the next edit's base.
+    let edited = checkout.text.replacen("Note 0 about the cache", "Note 0 about the cache, edited", 1);
+    let document = store.checkin(&workspace, &edited, &Resolutions::default(), now).unwrap().document.unwrap();
+    assert!(store.preview_checkin(&workspace, &document.text).unwrap().changes.is_empty());
+    // Another process writes that base again at the same epoch (as a
+    // check-in's carried base replaces the rendering it was made from).
+    let raw = rusqlite::Connection::open(dir.path().join("memory.db")).unwrap();
+    let other = document.text.replacen("Note 1 about the cache", "Note 1 as the base had it", 1);
+    let written = raw
+        .execute(
+            "UPDATE checkouts SET text = ?1, key_epoch = NULL, delta = NULL WHERE epoch = ?2",
+            rusqlite::params![other, document.epoch],
+        )
+        .unwrap();
+    assert_eq!(written, 1);
+    // The person retitles the note: against the base as it now is, the
+    // store changed that note since (a conflict); against the parse this
+    // process kept, it would be a plain edit.
+    let typed = document.text.replacen("Note 1 about the cache", "Note 1, typed", 1);
+    let plan = store.preview_checkin(&workspace, &typed).unwrap();
+    assert_eq!((plan.changes.len(), plan.conflicts.len()), (0, 1), "{plan:#?}");
+}

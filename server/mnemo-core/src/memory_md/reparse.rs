@@ -11,11 +11,14 @@
 //! the base's parse found before and after is taken over, the lines after
 //! shifted by the lines the edit added or removed. The result is what
 //! [`parse_checkout`] gives for the whole text (a property test holds them
-//! equal over random edits); where that cannot be shown cheaply — a changed
-//! header or title, a section that differs where the two meet again, a byte
-//! order mark — the whole text is parsed.
+//! equal over random edits). A header that names another epoch of the same
+//! workspace is read by itself (a check-in's new rendering is parsed beside
+//! the edit it came from, to be the next edit's base). Where that cannot be
+//! shown cheaply — another workspace or a broken header, a changed title, a
+//! section that differs where the two meet again, a byte order mark — the
+//! whole text is parsed.
 
-use super::parse::{ParsedCheckout, parse_body, parse_checkout, text_lines};
+use super::parse::{ParsedCheckout, checkout_header, parse_body, parse_checkout, text_lines};
 
 /// [`parse_checkout`] of `text`, reading again only what differs from
 /// `base_text`, whose parse is `base`.
@@ -28,19 +31,36 @@ fn reparse(base_text: &str, base: &ParsedCheckout, text: &str) -> Option<ParsedC
         return None;
     }
     let (old, new) = (base_text.as_bytes(), text.as_bytes());
-    let prefix = common_prefix(old, new);
-    if prefix == old.len() && prefix == new.len() {
-        return Some(base.clone());
+    // A header that names another epoch of the same workspace (the text a
+    // check-in rendered, beside the edit it came from) is read by itself;
+    // the rest is compared from the line after it in each text.
+    let (epoch, old_start, new_start) = match (header_end(old), header_end(new)) {
+        (o, n) if old[..o] == new[..n] => (base.epoch, 0, 0),
+        (o, n) => match (checkout_header(base_text), checkout_header(text)) {
+            (Some((was, _)), Some((workspace, epoch)))
+                if was == workspace && base.workspace.as_ref() == Some(&workspace) =>
+            {
+                (Some(epoch), o, n)
+            }
+            _ => return None, // read with the whole text
+        },
+    };
+    let (old_rest, new_rest) = (&old[old_start..], &new[new_start..]);
+    let shared = common_prefix(old_rest, new_rest);
+    if shared == old_rest.len() && shared == new_rest.len() {
+        return Some(ParsedCheckout { epoch, ..base.clone() });
     }
-    let room = old.len().min(new.len()) - prefix;
+    let (prefix_old, prefix_new) = (old_start + shared, new_start + shared);
+    let room = old_rest.len().min(new_rest.len()) - shared;
     let suffix = common_suffix(&old[old.len() - room..], &new[new.len() - room..]);
-    // Lines are counted by newlines (a `\r` before one is part of its line).
-    let first_changed = newlines(&new[..prefix]);
+    // Lines are counted by newlines (a `\r` before one is part of its line);
+    // the header is one line in both texts.
+    let first_changed = newlines(&new[..prefix_new]);
     if first_changed < 2 {
-        return None; // the header or the title: read with the whole text
+        return None; // the title (or a header that is no header): read with the whole text
     }
-    let last_changed_old = first_changed + newlines(&old[prefix..old.len() - suffix]);
-    let last_changed_new = first_changed + newlines(&new[prefix..new.len() - suffix]);
+    let last_changed_old = first_changed + newlines(&old[prefix_old..old.len() - suffix]);
+    let last_changed_new = first_changed + newlines(&new[prefix_new..new.len() - suffix]);
 
     // From the last base entry that starts before the change, in its section.
     let restart_entry = base.entries.iter().rposition(|e| e.first_line < first_changed);
@@ -61,7 +81,7 @@ fn reparse(base_text: &str, base: &ParsedCheckout, text: &str) -> Option<ParsedC
 
     let mut out = ParsedCheckout {
         workspace: base.workspace.clone(),
-        epoch: base.epoch,
+        epoch,
         display_name: if restart > 1 { base.display_name.clone() } else { None },
         ..ParsedCheckout::default()
     };
@@ -91,6 +111,11 @@ fn reparse(base_text: &str, base: &ParsedCheckout, text: &str) -> Option<ParsedC
     out.unreadable_ids
         .extend(base.unreadable_ids.iter().filter(|(line, _)| *line >= stop_old).map(|(line, id)| (shift(*line), *id)));
     Some(out)
+}
+
+/// Where the first line ends (after its newline), or the text's length.
+fn header_end(bytes: &[u8]) -> usize {
+    memchr::memchr(b'\n', bytes).map_or(bytes.len(), |at| at + 1)
 }
 
 fn newlines(bytes: &[u8]) -> usize {
@@ -195,6 +220,7 @@ mod tests {
             base_ops in proptest::collection::vec((any::<u8>(), any::<usize>(), any::<usize>()), 0..3),
             ops in proptest::collection::vec((any::<u8>(), any::<usize>(), any::<usize>()), 0..6),
             crlf in any::<bool>(),
+            epoch in 0..3u8,
         ) {
             let rendered = render(&Flavour::Checkout { workspace: "/w".into(), epoch: 3 }, "w", &entries_of(&views));
             // A base may itself hold what a check-in carried over (stray
@@ -203,6 +229,8 @@ mod tests {
             let base_text = edited(&rendered, &base_ops);
             let base = parse_checkout(&base_text);
             let text = edited(&base_text, &ops);
+            // The edit's header may name a later epoch (a check-in's new rendering).
+            let text = match epoch { 0 => text.replacen("epoch 3", "epoch 12", 1), 1 => text.replacen("workspace /w", "workspace /v", 1), _ => text };
             prop_assert_eq!(parse_checkout_beside(&base_text, &base, &text), parse_checkout(&text), "base:\n{}\nedited:\n{}", base_text, text);
         }
     }
@@ -260,8 +288,16 @@ mod tests {
         assert!(!shared(99), "the edited entry was read again");
         // A byte order mark: the whole text.
         assert!(reparse(&text, &base, &format!("\u{feff}{edit}")).is_none());
-        // A changed header or title is read with the whole text.
-        assert!(reparse(&text, &base, &text.replace("epoch 3", "epoch 4")).is_none());
+        // Another epoch of the same workspace: the header is read by itself.
+        let later = edit.replace("epoch 3", "epoch 4");
+        let beside = reparse(&text, &base, &later).expect("another epoch, read beside the base");
+        assert_eq!(beside, parse_checkout(&later));
+        assert!(std::sync::Arc::ptr_eq(&beside.entries[0].entry, &base.entries[0].entry), "taken over");
+        let unchanged = reparse(&text, &base, &text.replace("epoch 3", "epoch 4")).unwrap();
+        assert_eq!((unchanged.epoch, unchanged.entries.len()), (Some(4), 200));
+        // Another workspace, a broken header or a changed title: the whole text.
+        assert!(reparse(&text, &base, &text.replace("workspace /w", "workspace /v")).is_none());
+        assert!(reparse(&text, &base, &text.replace("epoch 3 -->", "epoch 3")).is_none());
         assert!(reparse(&text, &base, &text.replace("# Memory · w", "# Memory · v")).is_none());
         // A section heading typed above the rest of the entries: they are in
         // another section now, so the whole text is read.

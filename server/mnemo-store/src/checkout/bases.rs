@@ -59,16 +59,60 @@ pub(crate) fn record(
     prune(conn, workspace)
 }
 
+/// What a base's text is made of, as its row and its key's were last
+/// written: while a row's `made` is the same its text is (each write of a
+/// row draws a new one: the `checkout_made` triggers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Made {
+    base: i64,
+    key: Option<i64>,
+}
+
+impl Made {
+    fn of(base: Option<i64>, key_epoch: Option<i64>, key: Option<i64>) -> Option<Made> {
+        match (base, key_epoch, key) {
+            (Some(base), None, _) => Some(Made { base, key: None }),
+            (Some(base), Some(_), Some(key)) => Some(Made { base, key: Some(key) }),
+            _ => None,
+        }
+    }
+}
+
+/// How `workspace`'s base at `epoch` was made, without reading its text
+/// (`checkout_made`); `None` when there is no such base, or its key is gone.
+pub(crate) fn made(conn: &Connection, workspace: &str, epoch: i64) -> Result<Option<Made>, StoreError> {
+    let row: Option<(Option<i64>, Option<i64>, Option<i64>)> = conn
+        .prepare_cached(
+            "SELECT b.made, b.key_epoch, k.made FROM checkout_made b
+             LEFT JOIN checkout_made k ON k.workspace = b.workspace AND k.epoch = b.key_epoch AND k.key_epoch IS NULL
+             WHERE b.workspace = ?1 AND b.epoch = ?2",
+        )?
+        .query_row(params![workspace, epoch], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .optional()?;
+    Ok(row.and_then(|(base, key_epoch, key)| Made::of(base, key_epoch, key)))
+}
+
 /// The text of `workspace`'s base at `epoch`; `None` when there is none, or
 /// its key is gone or does not fit it (said in the log: the person is told
 /// to check out again, as for a base pruned long ago).
 pub(crate) fn text(conn: &Connection, workspace: &str, epoch: i64) -> Result<Option<String>, StoreError> {
+    Ok(text_made(conn, workspace, epoch)?.map(|(text, _)| text))
+}
+
+/// [`text`], and how it was made (read in the same statement).
+pub(crate) fn text_made(
+    conn: &Connection,
+    workspace: &str,
+    epoch: i64,
+) -> Result<Option<(String, Option<Made>)>, StoreError> {
     // One statement: the base and its key from the same state of the store
     // (a forget in between rewrites keys).
-    let row: Option<(StoredBase, KeyText)> = conn
+    let row: Option<(StoredBase, KeyText, Option<Made>)> = conn
         .prepare_cached(
-            "SELECT b.text, b.key_epoch, b.delta, k.text FROM checkouts b
+            "SELECT b.text, b.key_epoch, b.delta, k.text, bm.made, km.made FROM checkouts b
              LEFT JOIN checkouts k ON k.workspace = b.workspace AND k.epoch = b.key_epoch AND k.key_epoch IS NULL
+             LEFT JOIN checkout_made bm ON bm.workspace = b.workspace AND bm.epoch = b.epoch
+             LEFT JOIN checkout_made km ON km.workspace = k.workspace AND km.epoch = k.epoch
              WHERE b.workspace = ?1 AND b.epoch = ?2",
         )?
         .query_row(params![workspace, epoch], |r| {
@@ -79,16 +123,17 @@ pub(crate) fn text(conn: &Connection, workspace: &str, epoch: i64) -> Result<Opt
                 key_epoch: r.get(1)?,
                 delta: r.get(2)?,
             };
-            Ok((base, r.get(3)?))
+            let made = Made::of(r.get(4)?, base.key_epoch, r.get(5)?);
+            Ok((base, r.get(3)?, made))
         })
         .optional()?;
-    let Some((StoredBase { text, key_epoch, delta, .. }, key)) = row else { return Ok(None) };
-    let (Some(key_epoch), Some(delta)) = (key_epoch, delta) else { return Ok(Some(text)) };
+    let Some((StoredBase { text, key_epoch, delta, .. }, key, made)) = row else { return Ok(None) };
+    let (Some(key_epoch), Some(delta)) = (key_epoch, delta) else { return Ok(Some((text, made))) };
     let rebuilt = key.as_deref().and_then(|key| line_delta::apply(key, &delta));
     if rebuilt.is_none() {
         tracing::warn!(workspace, epoch, key_epoch, "a checkout base's key is missing or does not fit it");
     }
-    Ok(rebuilt)
+    Ok(rebuilt.map(|text| (text, made)))
 }
 
 /// Write out in full every base of `workspace` that leans on a key (before
@@ -235,13 +280,10 @@ fn prune(conn: &Connection, workspace: &str) -> Result<(), StoreError> {
 mod tests {
     use super::*;
 
+    /// The store's tables, as its migrations make them.
     fn table() -> Connection {
-        let conn = Connection::open_in_memory().unwrap();
-        conn.execute_batch(
-            "CREATE TABLE checkouts (workspace TEXT NOT NULL, epoch INTEGER NOT NULL, text TEXT NOT NULL,
-             key_epoch INTEGER, delta BLOB, PRIMARY KEY (workspace, epoch))",
-        )
-        .unwrap();
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::schema::migrate(&mut conn, std::path::Path::new(":memory:")).unwrap();
         conn
     }
 
@@ -315,6 +357,48 @@ mod tests {
             .collect();
         assert_eq!(epochs, std::iter::once(1).chain(9..=40).collect::<Vec<_>>());
         assert_eq!(super::text(&conn, "w", 9).unwrap(), Some(document(0..109)));
+    }
+
+    #[test]
+    fn a_bases_mark_changes_whenever_its_text_or_its_keys_could() {
+        let conn = table();
+        let made = |epoch| super::made(&conn, "w", epoch).unwrap();
+        record(&conn, "w", 1, &document(0..100), false).unwrap();
+        record(&conn, "w", 2, &document(0..101), false).unwrap();
+        let (key, delta) = (made(1).unwrap(), made(2).unwrap());
+        assert_eq!((key.key, delta.key), (None, Some(key.base)), "a delta's mark names its key's");
+        // Read with the text: the same marks.
+        assert_eq!(text_made(&conn, "w", 2).unwrap(), Some((document(0..101), Some(delta))));
+        assert_eq!(made(3), None, "no such base");
+        // Kept, not written: the same marks.
+        record(&conn, "w", 2, &document(0..102), false).unwrap();
+        assert_eq!((made(1), made(2)), (Some(key), Some(delta)));
+        // Written again (a check-in's carried base), at once or through the
+        // key it leaned on: new marks.
+        record(&conn, "w", 2, &document(0..102), true).unwrap();
+        let again = made(2).unwrap();
+        assert_ne!(again, delta);
+        record(&conn, "w", 1, &document(0..99), true).unwrap();
+        assert_ne!(made(1).unwrap(), key);
+        assert_ne!(made(2).unwrap(), again, "written out whole before its key was replaced");
+        assert_eq!(super::text(&conn, "w", 2).unwrap(), Some(document(0..102)));
+        // A forget rewrites what held the note; moved under another
+        // workspace, a base keeps its mark; a base gone has none.
+        let before = made(2).unwrap();
+        purge_note(&conn, 101).unwrap();
+        assert_ne!(made(2).unwrap(), before);
+        let moved = made(2).unwrap();
+        conn.execute("UPDATE checkouts SET workspace = 'v' WHERE workspace = 'w' AND epoch = 2", []).unwrap();
+        assert_eq!(made(2), None);
+        assert_ne!(super::made(&conn, "v", 2).unwrap(), Some(moved), "a row written anew under its new name");
+        conn.execute("DELETE FROM checkouts", []).unwrap();
+        let marks: i64 = conn.query_row("SELECT count(*) FROM checkout_made", [], |r| r.get(0)).unwrap();
+        assert_eq!(marks, 0, "no mark outlives its base");
+        // A delta whose key is gone has no mark (its text cannot be rebuilt).
+        record(&conn, "w", 5, &document(0..100), false).unwrap();
+        record(&conn, "w", 6, &document(0..101), false).unwrap();
+        conn.execute("DELETE FROM checkouts WHERE epoch = 5", []).unwrap();
+        assert_eq!(made(6), None);
     }
 
     #[test]

@@ -92,8 +92,11 @@ pub struct CheckedIn {
     pub unapplied: usize,
 }
 
-/// The last checkout base this process parsed, kept for the next preview
-/// (whichever store handle asks: the language server opens one per request).
+/// The last checkout base this process parsed or recorded at a check-in,
+/// kept for the next preview (whichever store handle asks: the language
+/// server opens one per request). Known to be still its base's text by the
+/// row's mark (`bases::made`) without reading it; a base of another epoch is
+/// parsed beside it.
 static LAST_BASE: std::sync::Mutex<Option<Arc<ParsedBase>>> = std::sync::Mutex::new(None);
 
 /// An edit parsed, and the base it was checked out from.
@@ -108,7 +111,12 @@ struct EditOfBase {
 /// A parsed checkout base.
 #[derive(Debug)]
 struct ParsedBase {
+    /// The store, workspace and epoch it is the base of, and how its row
+    /// was made (`None`: unknown, its text decides).
+    store: std::path::PathBuf,
     workspace: String,
+    epoch: i64,
+    made: Option<bases::Made>,
     text: Arc<String>,
     parsed: ParsedCheckout,
     /// The parse's entries, shared with it.
@@ -215,20 +223,30 @@ impl Store {
         if id != workspace.id {
             return Err(StoreError::CheckoutOfOtherWorkspace { workspace: id });
         }
-        let Some(text) = bases::text(&self.conn, &id, epoch)? else {
+        let last = LAST_BASE.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone();
+        let last = last.filter(|last| last.store == self.path() && last.workspace == id);
+        // The same (workspace, epoch) can be recorded again with other text
+        // (a check-in's carried base): the row's mark, or else the text, decides.
+        if let Some(last) = last.as_ref().filter(|last| last.epoch == epoch && last.made.is_some())
+            && bases::made(&self.conn, &id, epoch)? == last.made
+        {
+            return Ok(Some(last.clone()));
+        }
+        let Some((text, made)) = bases::text_made(&self.conn, &id, epoch)? else {
             return Err(StoreError::UnknownCheckout { epoch });
         };
-        let mut last = LAST_BASE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        // The same (workspace, epoch) can be recorded again with
-        // other text (a check-in's carried base), so the text decides.
-        if let Some(parsed) = last.as_ref().filter(|p| p.workspace == id && *p.text == text) {
-            return Ok(Some(parsed.clone()));
+        if let Some(last) = last.as_ref().filter(|last| *last.text == text) {
+            return Ok(Some(last.clone()));
         }
-        let parsed = parse_checkout(&text);
-        let entries = parsed.entries.iter().map(|e| e.entry.clone()).collect();
-        let base = Arc::new(ParsedBase { workspace: id, parsed, entries: Arc::new(entries), text: Arc::new(text) });
-        *last = Some(base.clone());
-        Ok(Some(base))
+        // Another epoch of the workspace is parsed beside the last one (a
+        // checkout handed out after an agent's write differs from the one
+        // before in a few entries).
+        let parsed = match &last {
+            Some(last) => parse_checkout_beside(&last.text, &last.parsed, &text),
+            None => parse_checkout(&text),
+        };
+        drop(last);
+        Ok(Some(keep_base(self, &id, epoch, made, text, parsed)))
     }
 
     /// Check in `text`, an edited checkout of `workspace`: plan it against its
@@ -342,7 +360,14 @@ impl Store {
         let clean = left_in_plan(&outcome.plan, &outcome.refused).is_empty() && outcome.plan.conflicts.is_empty();
         if clean {
             // Everything was applied: the new text is the fresh rendering.
-            self.exclusively(|store| bases::record(&store.conn, &workspace.id, rendered.epoch, &rendered.text, true))?;
+            let made = self.exclusively(|store| {
+                bases::record(&store.conn, &workspace.id, rendered.epoch, &rendered.text, true)?;
+                bases::made(&store.conn, &workspace.id, rendered.epoch)
+            })?;
+            // It is the next edit's base: parsed now, beside the edit it
+            // differs from in a few entries.
+            let parsed = parse_checkout_beside(text, edited, &rendered.text);
+            keep_base(self, &workspace.id, rendered.epoch, made, rendered.text.clone(), parsed);
             return Ok(CheckedIn {
                 text: rendered.text,
                 epoch: rendered.epoch,
@@ -352,11 +377,16 @@ impl Store {
             });
         }
         let carried = carry_over(text, edited, &outcome.plan, &outcome.refused, &rendered.text, base_text);
-        self.exclusively(|store| bases::record(&store.conn, &workspace.id, rendered.epoch, &carried.base, true))?;
+        let made = self.exclusively(|store| {
+            bases::record(&store.conn, &workspace.id, rendered.epoch, &carried.base, true)?;
+            bases::made(&store.conn, &workspace.id, rendered.epoch)
+        })?;
         // The fresh rendering is the store's state at that epoch.
         let current = entries_in(&rendered.text);
+        let parsed = parse_checkout(&carried.base);
+        let base = keep_base(self, &workspace.id, rendered.epoch, made, carried.base.clone(), parsed);
         let mut left =
-            plan_checkin(&entries_in(&carried.base), &parse_checkout(&carried.text), &current, &Resolutions::default());
+            plan_checkin(&base.entries[..], &parse_checkout(&carried.text), &current, &Resolutions::default());
         for (line, message) in &outcome.refused {
             let line = carried.moved.iter().find(|(from, _)| from == line).map_or(0, |(_, to)| *to);
             left.diagnostics.push(Diagnostic {
@@ -376,6 +406,33 @@ impl Store {
             unapplied: carried.moved.len(),
         })
     }
+}
+
+/// Keep `text`, the base of `workspace` at `epoch` in `store` just recorded
+/// or read (its row `made` so), and its parse as the [`LAST_BASE`] this
+/// process parsed.
+fn keep_base(
+    store: &Store,
+    workspace: &str,
+    epoch: i64,
+    made: Option<bases::Made>,
+    text: String,
+    parsed: ParsedCheckout,
+) -> Arc<ParsedBase> {
+    let entries = parsed.entries.iter().map(|e| e.entry.clone()).collect();
+    let base = Arc::new(ParsedBase {
+        store: store.path().to_path_buf(),
+        workspace: workspace.to_string(),
+        epoch,
+        made,
+        parsed,
+        entries: Arc::new(entries),
+        text: Arc::new(text),
+    });
+    let old = LAST_BASE.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).replace(base.clone());
+    // The old parse is freed after the lock is let go.
+    drop(old);
+    base
 }
 
 fn entries_in(text: &str) -> Vec<Entry> {
