@@ -189,8 +189,9 @@ pub(crate) fn render_from_kept(
             let kept = all.remove(at);
             if now.forgotten != kept.marks.forgotten {
                 // Another process forgot a note: this one keeps no copy of its
-                // vectors or its pages either.
+                // vectors, its pages or its checkout text either.
                 crate::vector_cache::drop_kept(store.path());
+                crate::checkout::drop_kept();
                 crate::kept_connections::close_idle(store.path());
             }
             kept

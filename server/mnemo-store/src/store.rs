@@ -226,8 +226,9 @@ impl Store {
         let epoch = writer.finish().map_err(|e| reclassify(e, &path))?;
         drop(turn);
         if purged {
-            // No copy of a forgotten note's vectors or pages stays in this process.
+            // No copy of a forgotten note's vectors, pages or checkout text stays in this process.
             crate::vector_cache::drop_kept(&path);
+            crate::checkout::drop_kept();
             kept_connections::close_idle(&path);
             self.file = None;
         }

@@ -7,6 +7,8 @@
 //! quarter of its text. The [`KEPT_CHECKOUTS`] newest bases of a workspace
 //! are kept, and the keys they need.
 
+use std::sync::{Arc, Mutex};
+
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::line_delta;
@@ -35,16 +37,8 @@ pub(crate) fn record(
         }
         write_out_leaning(conn, workspace, Some(epoch))?;
     }
-    let key: Option<(i64, String)> = conn
-        .query_row(
-            "SELECT epoch, text FROM checkouts WHERE workspace = ?1 AND key_epoch IS NULL AND epoch != ?2
-             ORDER BY epoch DESC LIMIT 1",
-            params![workspace, epoch],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()?;
-    let delta = key
-        .map(|(key_epoch, key_text)| (key_epoch, line_delta::encode(&key_text, text)))
+    let delta = newest_key(conn, workspace, epoch)?
+        .map(|(key_epoch, key)| (key_epoch, key.encode(text)))
         .filter(|(_, delta)| delta.len() * DELTA_AT_MOST <= text.len());
     match delta {
         Some((key_epoch, delta)) => conn.execute(
@@ -57,6 +51,64 @@ pub(crate) fn record(
         )?,
     };
     prune(conn, workspace)
+}
+
+/// The key this process encoded its last base against, made ready
+/// (`line_delta::Key`): a language server records a base at every check-in
+/// and every epoch, each against the same key until a new one is made.
+struct KeptKey {
+    store: Option<String>,
+    workspace: String,
+    epoch: i64,
+    made: i64,
+    key: Arc<line_delta::Key>,
+}
+
+static KEPT_KEY: Mutex<Option<KeptKey>> = Mutex::new(None);
+
+/// Drop the kept key (a note was forgotten: no copy of its text stays in
+/// this process).
+pub(crate) fn drop_kept_key() {
+    let old = KEPT_KEY.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take();
+    drop(old);
+}
+
+/// The newest key of `workspace` other than the base at `epoch`, made ready
+/// to encode against: the one this process keeps while its mark says it is
+/// the same text, else read.
+fn newest_key(
+    conn: &Connection,
+    workspace: &str,
+    epoch: i64,
+) -> Result<Option<(i64, Arc<line_delta::Key>)>, StoreError> {
+    let newest: Option<(i64, i64)> = conn
+        .prepare_cached(
+            "SELECT epoch, made FROM checkout_made WHERE workspace = ?1 AND key_epoch IS NULL AND epoch != ?2
+             ORDER BY epoch DESC LIMIT 1",
+        )?
+        .query_row(params![workspace, epoch], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    let Some((key_epoch, made)) = newest else { return Ok(None) };
+    let store = conn.path().map(str::to_string);
+    let kept = KEPT_KEY.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(kept) = kept.as_ref().filter(|kept| {
+        (kept.store.as_ref(), kept.workspace.as_str(), kept.epoch, kept.made)
+            == (store.as_ref(), workspace, key_epoch, made)
+    }) {
+        return Ok(Some((key_epoch, kept.key.clone())));
+    }
+    drop(kept);
+    let Some(text) = key_text(conn, workspace, key_epoch)? else { return Ok(None) };
+    let key = Arc::new(line_delta::Key::new(text));
+    let old = KEPT_KEY.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).replace(KeptKey {
+        store,
+        workspace: workspace.to_string(),
+        epoch: key_epoch,
+        made,
+        key: key.clone(),
+    });
+    drop(old);
+    Ok(Some((key_epoch, key)))
 }
 
 /// What a base's text is made of, as its row and its key's were last
@@ -399,6 +451,29 @@ mod tests {
         record(&conn, "w", 6, &document(0..101), false).unwrap();
         conn.execute("DELETE FROM checkouts WHERE epoch = 5", []).unwrap();
         assert_eq!(made(6), None);
+    }
+
+    #[test]
+    fn a_key_this_process_keeps_is_read_again_once_another_wrote_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let open = || {
+            let mut conn = Connection::open(dir.path().join("memory.db")).unwrap();
+            crate::schema::migrate(&mut conn, &dir.path().join("memory.db")).unwrap();
+            conn
+        };
+        let (mine, other) = (open(), open());
+        record(&mine, "w", 1, &document(0..100), false).unwrap();
+        record(&mine, "w", 2, &document(0..101), false).unwrap();
+        // Another process writes the key again, with other text.
+        other.execute("UPDATE checkouts SET text = ?1 WHERE epoch = 1", [document(200..300)]).unwrap();
+        // A base recorded against the key as it now is, not as it was kept.
+        record(&mine, "w", 3, &document(200..301), false).unwrap();
+        assert!(!stored(&mine, 3).0, "a delta");
+        assert_eq!(super::text(&other, "w", 3).unwrap(), Some(document(200..301)));
+        // A forget drops the kept key; the next base reads it again.
+        drop_kept_key();
+        record(&mine, "w", 4, &document(200..302), false).unwrap();
+        assert_eq!(super::text(&other, "w", 4).unwrap(), Some(document(200..302)));
     }
 
     #[test]

@@ -43,65 +43,119 @@ fn key_line(key: &str) -> String {
     format!("k {} {sample:016x}\n", bytes.len())
 }
 
+/// A key made ready to encode against: its lines, and where each
+/// landmark stands (its first place, and for each landmark line where the
+/// same line stands next: a landmark is nearly always unique, so a chain is
+/// one long). Made once, it encodes any number of texts; a process that
+/// writes base after base against one key keeps it (`bases.rs`).
+pub struct Key {
+    text: String,
+    /// Each line's byte range in `text`, its `\n` included.
+    lines: Vec<std::ops::Range<usize>>,
+    /// A landmark line's hash → its first line. Two landmarks of one hash
+    /// keep the first: the other is not found, and only makes a delta longer.
+    first: HashMap<u64, usize>,
+    then: Vec<usize>,
+    key_line: String,
+}
+
+impl Key {
+    pub fn new(text: String) -> Key {
+        let mut lines = Vec::new();
+        let mut start = 0;
+        for line in text.split_inclusive('\n') {
+            lines.push(start..start + line.len());
+            start += line.len();
+        }
+        let mut first: HashMap<u64, usize> = HashMap::with_capacity_and_hasher(lines.len() / 2, Default::default());
+        let mut then = vec![usize::MAX; lines.len()];
+        for (at, range) in lines.iter().enumerate().rev() {
+            let line = &text[range.clone()];
+            if !is_landmark(line) {
+                continue;
+            }
+            match first.insert(hash(line), at) {
+                Some(next) if text[lines[next].clone()] == *line => then[at] = next,
+                // Another line of the same hash: the chain starts again here.
+                _ => {}
+            }
+        }
+        let key_line = key_line(&text);
+        Key { text, lines, first, then, key_line }
+    }
+
+    fn line(&self, at: usize) -> Option<&str> {
+        self.lines.get(at).map(|range| &self.text[range.clone()])
+    }
+
+    /// Where landmark `line` first stands in the key, if it does.
+    fn landmark(&self, line: &str) -> Option<usize> {
+        self.first.get(&hash(line)).copied().filter(|&at| self.line(at) == Some(line))
+    }
+
+    /// `text` as operations on the key's lines.
+    pub fn encode(&self, text: &str) -> Vec<u8> {
+        let mut out = self.key_line.clone().into_bytes();
+        let mut copy: Option<(usize, usize)> = None;
+        let mut insert = String::new();
+        let flush_copy = |out: &mut Vec<u8>, copy: &mut Option<(usize, usize)>| {
+            if let Some((start, count)) = copy.take() {
+                out.extend_from_slice(format!("c {start} {count}\n").as_bytes());
+            }
+        };
+        let flush_insert = |out: &mut Vec<u8>, insert: &mut String| {
+            if !insert.is_empty() {
+                out.extend_from_slice(format!("i {}\n", insert.len()).as_bytes());
+                out.extend_from_slice(insert.as_bytes());
+                insert.clear();
+            }
+        };
+        for line in text.split_inclusive('\n') {
+            // The run goes on when the key's next line is this one.
+            if let Some((start, count)) = copy.as_mut()
+                && self.line(*start + *count) == Some(line)
+            {
+                *count += 1;
+                continue;
+            }
+            let next = copy.map_or(0, |(start, count)| start + count);
+            let landmark = if is_landmark(line) { self.landmark(line) } else { None };
+            let found = landmark.map(|first| {
+                // The first occurrence at or after where the last run ended keeps runs in order.
+                let mut at = first;
+                while at < next && self.then[at] != usize::MAX {
+                    at = self.then[at];
+                }
+                if at >= next { at } else { first }
+            });
+            match found {
+                Some(at) => {
+                    flush_copy(&mut out, &mut copy);
+                    flush_insert(&mut out, &mut insert);
+                    copy = Some((at, 1));
+                }
+                None => {
+                    flush_copy(&mut out, &mut copy);
+                    insert.push_str(line);
+                }
+            }
+        }
+        flush_copy(&mut out, &mut copy);
+        flush_insert(&mut out, &mut insert);
+        out
+    }
+}
+
+/// A landmark line's hash (the same in every process: the seed is fixed).
+fn hash(line: &str) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0x006d_6e65_6d6f).hash_one(line)
+}
+
 /// `text` as operations on `key`'s lines.
+#[cfg(test)]
 pub fn encode(key: &str, text: &str) -> Vec<u8> {
-    let key_lines = lines(key);
-    // Where each landmark first stands in the key, and for each landmark
-    // line where the same line stands next (a landmark is nearly always
-    // unique, so a chain is one long).
-    let mut first: HashMap<&str, usize> = HashMap::with_capacity_and_hasher(key_lines.len() / 2, Default::default());
-    let mut then = vec![usize::MAX; key_lines.len()];
-    for (at, line) in key_lines.iter().enumerate().rev().filter(|(_, line)| is_landmark(line)) {
-        then[at] = first.insert(line, at).unwrap_or(usize::MAX);
-    }
-    let mut out = key_line(key).into_bytes();
-    let mut copy: Option<(usize, usize)> = None;
-    let mut insert = String::new();
-    let flush_copy = |out: &mut Vec<u8>, copy: &mut Option<(usize, usize)>| {
-        if let Some((start, count)) = copy.take() {
-            out.extend_from_slice(format!("c {start} {count}\n").as_bytes());
-        }
-    };
-    let flush_insert = |out: &mut Vec<u8>, insert: &mut String| {
-        if !insert.is_empty() {
-            out.extend_from_slice(format!("i {}\n", insert.len()).as_bytes());
-            out.extend_from_slice(insert.as_bytes());
-            insert.clear();
-        }
-    };
-    for line in text.split_inclusive('\n') {
-        // The run goes on when the key's next line is this one.
-        if let Some((start, count)) = copy.as_mut()
-            && key_lines.get(*start + *count) == Some(&line)
-        {
-            *count += 1;
-            continue;
-        }
-        let next = copy.map_or(0, |(start, count)| start + count);
-        let landmark = if is_landmark(line) { first.get(line).copied() } else { None };
-        let found = landmark.map(|first| {
-            // The first occurrence at or after where the last run ended keeps runs in order.
-            let mut at = first;
-            while at < next && then[at] != usize::MAX {
-                at = then[at];
-            }
-            if at >= next { at } else { first }
-        });
-        match found {
-            Some(at) => {
-                flush_copy(&mut out, &mut copy);
-                flush_insert(&mut out, &mut insert);
-                copy = Some((at, 1));
-            }
-            None => {
-                flush_copy(&mut out, &mut copy);
-                insert.push_str(line);
-            }
-        }
-    }
-    flush_copy(&mut out, &mut copy);
-    flush_insert(&mut out, &mut insert);
-    out
+    Key::new(key.to_string()).encode(text)
 }
 
 /// The text `delta` encodes against `key`; `None` when the delta does not

@@ -408,6 +408,14 @@ impl Store {
     }
 }
 
+/// Drop the base and the key this process keeps (a note was forgotten, here
+/// or by another process: no copy of its text stays in this one).
+pub(crate) fn drop_kept() {
+    let old = LAST_BASE.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take();
+    drop(old);
+    bases::drop_kept_key();
+}
+
 /// Keep `text`, the base of `workspace` at `epoch` in `store` just recorded
 /// or read (its row `made` so), and its parse as the [`LAST_BASE`] this
 /// process parsed.
