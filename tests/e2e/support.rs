@@ -180,7 +180,7 @@ impl Env {
     /// The store's epoch and a digest of all rows, to prove a failure changed nothing.
     /// Every row of every table (the full-text and vector shadow tables
     /// included), except the bookkeeping that reads may write: checkout bases
-    /// the epoch each mirror was rendered at, and the delivery ledger (a read
+    /// and their marks, the epoch each mirror was rendered at, and the delivery ledger (a read
     /// that delivers notes to an agent records it, and so moves a replica's
     /// rev on PostgreSQL).
     pub fn fingerprint(&self) -> String {
@@ -192,7 +192,7 @@ impl Env {
         let mut out = String::new();
         let tables: Vec<String> = conn
             .prepare(
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('checkouts', 'mirror_exports', 'deliveries', 'delivered_notes', 'replica')
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('checkouts', 'checkout_made', 'mirror_exports', 'deliveries', 'delivered_notes', 'replica')
                  AND sql NOT LIKE 'CREATE VIRTUAL TABLE%' ORDER BY name",
             )
             .unwrap()

@@ -198,7 +198,10 @@ fn saved_again_and_again(size: usize, workspace: &Workspace, mut store: Store) {
         let started = Instant::now();
         let outcome = store.checkin(workspace, &edited, &Resolutions::default(), Timestamp(1_800_000_100)).unwrap();
         times.push(started.elapsed());
-        text = outcome.document.unwrap().text;
+        assert_eq!(outcome.applied.len(), 1);
+        let document = outcome.document.unwrap();
+        assert!(document.diagnostics.is_empty() && document.unapplied == 0);
+        text = document.text;
     }
     println!();
     println!("| notes | one entry changed and saved, again and again | median check-in |");

@@ -57,6 +57,13 @@ pub fn keep_renders() {
     ENABLED.store(true, Ordering::Relaxed);
 }
 
+/// Whether this process keeps its renderings (a long-lived one: the
+/// language server, the MCP server), so it keeps other work for the next
+/// request too (a check-in's new base, parsed: `checkout`).
+pub(crate) fn keeps_renders() -> bool {
+    ENABLED.load(Ordering::Relaxed)
+}
+
 /// The state of the store a kept rendering shows: if any mark but the last
 /// event moved backwards or changed, the kept entries cannot be brought up
 /// to date from the log.

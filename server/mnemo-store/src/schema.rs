@@ -311,7 +311,11 @@ ALTER TABLE mirror_exports ADD COLUMN marks TEXT;
 -- it is still the same text by this and its key's, without reading it. A
 -- table of its own: a column of `checkouts` after its text is read only by
 -- walking the text's overflow pages (2 MB for a 10k-note checkout). Kept by
--- triggers, so every write of a base draws one.
+-- triggers, so every write of a base draws one (a DELETE, then a plain
+-- INSERT: an outer statement's OR IGNORE would pass on to an INSERT OR
+-- REPLACE and leave an old mark by new text). A migration that makes
+-- `checkouts` again must make these triggers again; `store verify` says
+-- when one is gone.
 CREATE TABLE checkout_made (
     workspace  TEXT    NOT NULL,
     epoch      INTEGER NOT NULL,
@@ -321,11 +325,13 @@ CREATE TABLE checkout_made (
 ) WITHOUT ROWID;
 INSERT INTO checkout_made (workspace, epoch, key_epoch, made) SELECT workspace, epoch, key_epoch, random() FROM checkouts;
 CREATE TRIGGER checkout_made_insert AFTER INSERT ON checkouts
-BEGIN INSERT OR REPLACE INTO checkout_made (workspace, epoch, key_epoch, made)
+BEGIN DELETE FROM checkout_made WHERE workspace = new.workspace AND epoch = new.epoch;
+    INSERT INTO checkout_made (workspace, epoch, key_epoch, made)
     VALUES (new.workspace, new.epoch, new.key_epoch, random()); END;
 CREATE TRIGGER checkout_made_update AFTER UPDATE ON checkouts
 BEGIN DELETE FROM checkout_made WHERE workspace = old.workspace AND epoch = old.epoch;
-    INSERT OR REPLACE INTO checkout_made (workspace, epoch, key_epoch, made)
+    DELETE FROM checkout_made WHERE workspace = new.workspace AND epoch = new.epoch;
+    INSERT INTO checkout_made (workspace, epoch, key_epoch, made)
     VALUES (new.workspace, new.epoch, new.key_epoch, random()); END;
 CREATE TRIGGER checkout_made_delete AFTER DELETE ON checkouts
 BEGIN DELETE FROM checkout_made WHERE workspace = old.workspace AND epoch = old.epoch; END;
@@ -347,6 +353,11 @@ pub const GUARD_TRIGGERS: [&str; 12] = [
     "workspace_moves_are_append_only",
     "workspace_moves_are_never_deleted",
 ];
+
+/// The triggers that draw a checkout base's mark at every write of its row
+/// (`checkout_made`): without one, a process could take a base it parsed
+/// for a base written since. `store verify` expects them too.
+pub const MARK_TRIGGERS: [&str; 3] = ["checkout_made_insert", "checkout_made_update", "checkout_made_delete"];
 
 /// The schema version this build writes and understands.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

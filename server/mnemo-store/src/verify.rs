@@ -120,6 +120,16 @@ impl Store {
                 found.push((format!("trigger {trigger}"), "is gone: the append-only guard was dropped".into()));
             }
         }
+        for trigger in crate::schema::MARK_TRIGGERS {
+            if !present.contains(trigger) {
+                found.push((
+                    format!("trigger {trigger}"),
+                    "is gone: a checkout base written now would keep its old mark (an open editor could check \
+                     in against a stale base); restore the store file from a backup"
+                        .into(),
+                ));
+            }
+        }
         let permits: Vec<i64> = self
             .conn
             .prepare("SELECT note_id FROM forget_permit")?

@@ -142,4 +142,12 @@ fn a_base_written_again_at_its_epoch_is_read_again_not_taken_from_this_processs_
     let typed = document.text.replacen("Note 1 about the cache", "Note 1, typed", 1);
     let plan = store.preview_checkin(&workspace, &typed).unwrap();
     assert_eq!((plan.changes.len(), plan.conflicts.len()), (0, 1), "{plan:#?}");
+    // Without the triggers that draw the marks, `store verify` says so.
+    assert!(store.verify().unwrap().is_clean());
+    raw.execute_batch("DROP TRIGGER checkout_made_update").unwrap();
+    let report = store.verify().unwrap();
+    assert!(
+        report.problems.iter().any(|(what, why)| what == "trigger checkout_made_update" && why.contains("stale base")),
+        "{report:?}"
+    );
 }

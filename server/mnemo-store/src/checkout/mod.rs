@@ -109,7 +109,7 @@ struct EditOfBase {
 }
 
 /// A parsed checkout base.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct ParsedBase {
     /// The store, workspace and epoch it is the base of, and how its row
     /// was made (`None`: unknown, its text decides).
@@ -118,7 +118,7 @@ struct ParsedBase {
     epoch: i64,
     made: Option<bases::Made>,
     text: Arc<String>,
-    parsed: ParsedCheckout,
+    parsed: Arc<ParsedCheckout>,
     /// The parse's entries, shared with it.
     entries: Arc<Vec<Arc<Entry>>>,
 }
@@ -236,7 +236,12 @@ impl Store {
             return Err(StoreError::UnknownCheckout { epoch });
         };
         if let Some(last) = last.as_ref().filter(|last| *last.text == text) {
-            return Ok(Some(last.clone()));
+            if (last.epoch, last.made) == (epoch, made) {
+                return Ok(Some(last.clone()));
+            }
+            // The same text written again (a new mark): kept under its new
+            // mark, so the next look needs no text again.
+            return Ok(Some(keep(ParsedBase { epoch, made, ..(**last).clone() })));
         }
         // Another epoch of the workspace is parsed beside the last one (a
         // checkout handed out after an agent's write differs from the one
@@ -364,10 +369,13 @@ impl Store {
                 bases::record(&store.conn, &workspace.id, rendered.epoch, &rendered.text, true)?;
                 bases::made(&store.conn, &workspace.id, rendered.epoch)
             })?;
-            // It is the next edit's base: parsed now, beside the edit it
-            // differs from in a few entries.
-            let parsed = parse_checkout_beside(text, edited, &rendered.text);
-            keep_base(self, &workspace.id, rendered.epoch, made, rendered.text.clone(), parsed);
+            // In a process that checks in again and again (the language
+            // server), it is the next edit's base: parsed now, beside the
+            // edit it differs from in a few entries.
+            if crate::render_cache::keeps_renders() {
+                let parsed = parse_checkout_beside(text, edited, &rendered.text);
+                keep_base(self, &workspace.id, rendered.epoch, made, rendered.text.clone(), parsed);
+            }
             return Ok(CheckedIn {
                 text: rendered.text,
                 epoch: rendered.epoch,
@@ -383,10 +391,12 @@ impl Store {
         })?;
         // The fresh rendering is the store's state at that epoch.
         let current = entries_in(&rendered.text);
-        let parsed = parse_checkout(&carried.base);
-        let base = keep_base(self, &workspace.id, rendered.epoch, made, carried.base.clone(), parsed);
-        let mut left =
-            plan_checkin(&base.entries[..], &parse_checkout(&carried.text), &current, &Resolutions::default());
+        let base = parse_checkout(&carried.base);
+        let base_entries: Vec<Arc<Entry>> = base.entries.iter().map(|e| e.entry.clone()).collect();
+        if crate::render_cache::keeps_renders() {
+            keep_base(self, &workspace.id, rendered.epoch, made, carried.base.clone(), base);
+        }
+        let mut left = plan_checkin(&base_entries, &parse_checkout(&carried.text), &current, &Resolutions::default());
         for (line, message) in &outcome.refused {
             let line = carried.moved.iter().find(|(from, _)| from == line).map_or(0, |(_, to)| *to);
             left.diagnostics.push(Diagnostic {
@@ -428,15 +438,20 @@ fn keep_base(
     parsed: ParsedCheckout,
 ) -> Arc<ParsedBase> {
     let entries = parsed.entries.iter().map(|e| e.entry.clone()).collect();
-    let base = Arc::new(ParsedBase {
+    keep(ParsedBase {
         store: store.path().to_path_buf(),
         workspace: workspace.to_string(),
         epoch,
         made,
-        parsed,
+        parsed: Arc::new(parsed),
         entries: Arc::new(entries),
         text: Arc::new(text),
-    });
+    })
+}
+
+/// Keep `base` as the [`LAST_BASE`].
+fn keep(base: ParsedBase) -> Arc<ParsedBase> {
+    let base = Arc::new(base);
     let old = LAST_BASE.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).replace(base.clone());
     // The old parse is freed after the lock is let go.
     drop(old);
