@@ -96,7 +96,16 @@ fn saving_a_memory_document_never_writes_the_mirror_and_checks_in_once() {
     assert_eq!(saved["result"]["unapplied"], 0);
     let history = env.json(&["history", &id.to_string()]);
     assert_eq!(history.as_array().unwrap().len(), 2, "{history}");
-    let rendered = std::fs::read_to_string(&mirror).unwrap();
+    // The language server stands for the mirror: it follows the check-in
+    // from there, off the request.
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    let rendered = loop {
+        let rendered = std::fs::read_to_string(&mirror).unwrap();
+        if rendered.contains("Release the lock first") || std::time::Instant::now() > deadline {
+            break rendered;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
     assert!(rendered.starts_with("<!-- mnemo mirror") && rendered.contains("Release the lock first"), "{rendered}");
     assert_eq!(std::fs::metadata(&mirror).unwrap().permissions().mode() & 0o777, 0o444);
     client.finish();

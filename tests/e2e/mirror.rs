@@ -206,6 +206,42 @@ fn someone_stands(env: &Env) -> bool {
     })
 }
 
+/// A person with the editor open and no agent session: the language server
+/// stands for the mirror, so the agents' hooks and commands return without
+/// rendering it, a save returns before the mirror is rendered, and the
+/// mirror follows both; closing the editor leaves the mirror current.
+#[test]
+fn an_open_editor_renders_the_mirror_for_every_writer_and_leaves_it_current() {
+    let env = Env::new().file_store();
+    env.ok(&["export", "--enable"]);
+    let mut client = crate::lsp::Client::initialized(&env);
+    wait_until("the language server stands for the mirror", || someone_stands(&env));
+
+    for i in 0..5 {
+        let out = env.run(&["remember", "--kind", "finding", "--title", &format!("written by an agent {i}")]);
+        assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
+    }
+    wait_until("the mirror shows the agent's writes", || mirror(&env).contains("written by an agent 4"));
+
+    // A save in the editor: checked in, and the mirror follows.
+    let (memory, text) = client.open_checkout();
+    let edited = text.replace("written by an agent 2", "written by an agent 2, corrected by hand");
+    let saved = client.request("memory/checkin", serde_json::json!({ "uri": memory, "text": edited }));
+    assert_eq!(saved["result"]["applied"].as_array().map(Vec::len), Some(1), "{saved}");
+    wait_until("the mirror shows the save", || mirror(&env).contains("corrected by hand"));
+
+    // A write just before the editor closes is shown once it has.
+    env.remember("finding", "the last word");
+    let stderr = client.finish();
+    assert!(!stderr.contains("warning"), "{stderr}");
+    assert!(mirror(&env).contains("the last word"), "the server caught the mirror up as it stopped");
+    assert!(!someone_stands(&env));
+    assert_eq!(env.ok(&["export"]).split(' ').nth(1), Some("is"), "the mirror is up to date");
+    // With no one standing, a writer renders again before it returns.
+    env.remember("finding", "rendered by its writer");
+    assert!(mirror(&env).contains("rendered by its writer"));
+}
+
 fn signal(pid: u32, signal: &str) {
     assert!(std::process::Command::new("kill").args([signal, &pid.to_string()]).status().unwrap().success());
 }

@@ -10,8 +10,10 @@
 //!   store changed since its checkout, with its conflicts as of now.
 //! - **the mirror**, caught up when the writing process could not render it
 //!   (`mirror::keep_current`, through `server::refresh_mirror`), after the
-//!   workspace's `[memory_export] debounce_seconds`, as every long-lived
-//!   process renders it ([`mirror_timing`]); an open mirror is then reloaded.
+//!   workspace's `[memory_export] debounce_seconds` ([`mirror_timing`]); an
+//!   open mirror is then reloaded. While this server stands for the mirror
+//!   (`Backend::stand_for_mirror`) the render is its standing worker's, and
+//!   the mirror's record it writes pokes the watch that reloads open mirrors.
 
 use std::collections::HashMap;
 use std::path::PathBuf;

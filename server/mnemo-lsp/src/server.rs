@@ -30,6 +30,7 @@ use crate::{Ranking, ServerConfig};
 use mnemo_core::recall::{Ranked, RankingMode, RecallAnswer, RecallRequest};
 use mnemo_core::{Kind, NoteId, Status};
 use mnemo_store::mirror;
+use mnemo_store::mirror::sync::{MirrorEvent, MirrorSync};
 use mnemo_store::recall::DEFAULT_POOL;
 
 pub async fn serve(input: impl AsyncRead + Unpin, output: impl AsyncWrite + Unpin, config: ServerConfig) {
@@ -72,6 +73,10 @@ pub(crate) struct Backend {
     pub(crate) ranking: Arc<tokio::sync::Mutex<Option<Ranking>>>,
     /// Keeps the store watch alive (other processes' writes refresh open documents).
     pub(crate) watch: std::sync::Mutex<Option<mnemo_store::store_watch::StoreWatcher>>,
+    /// Stands for the workspace's mirror while the server runs
+    /// (`mirror::standing`): every writer — the agents' commands, this
+    /// server's check-ins — leaves the render to it.
+    pub(crate) stand: std::sync::Mutex<Option<MirrorSync>>,
     pub(crate) documents: UnboundedSender<DocumentEvent>,
     pub(crate) snapshot: Snapshot,
     pub(crate) preview: Previewer,
@@ -165,6 +170,7 @@ impl Backend {
             model_dir: RwLock::new(None),
             ranking: Arc::default(),
             watch: std::sync::Mutex::new(None),
+            stand: std::sync::Mutex::new(None),
             documents,
             snapshot,
             preview,
@@ -197,6 +203,33 @@ impl Backend {
         .map_err(|e| eprintln!("mnemo lsp: cannot watch the store for other processes' writes: {e}"))
         .ok();
         *self.watch.lock().unwrap_or_else(|e| e.into_inner()) = watch;
+        self.stand_for_mirror();
+    }
+
+    /// Stand for the workspace's mirror in the store now configured (after
+    /// the one before, if any, stopped standing and caught its mirror up:
+    /// on a blocking thread, as it may render). A render that fails is said
+    /// on standard error, which the editor shows in the server's log.
+    fn stand_for_mirror(&self) {
+        let path = self.store_path.read().unwrap_or_else(|e| e.into_inner()).clone();
+        let stand = MirrorSync::stand(&path, self.workspace(), |event| match event {
+            MirrorEvent::Rendered { epoch, written } => {
+                tracing::debug!(epoch, written, "mirror rendered for the writers")
+            }
+            MirrorEvent::Failed(problem) => eprintln!("mnemo lsp: warning: {}", mirror::not_updated(&problem)),
+        });
+        let old = self.stand.lock().unwrap_or_else(|e| e.into_inner()).replace(stand);
+        if let Some(old) = old {
+            tokio::task::spawn_blocking(move || drop(old));
+        }
+    }
+
+    /// Stop standing for the mirror, once it is caught up (at shutdown).
+    pub(crate) async fn stop_standing(&self) {
+        let stand = self.stand.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(stand) = stand {
+            let _ = tokio::task::spawn_blocking(move || drop(stand)).await;
+        }
     }
 
     /// A clone of an open document, after every change sent before this request.
@@ -412,6 +445,7 @@ impl LanguageServer for Backend {
     }
 
     async fn shutdown(&self) -> Result<()> {
+        self.stop_standing().await;
         Ok(())
     }
 

@@ -18,6 +18,11 @@ end
 local function mirror()
   return table.concat(vim.fn.readfile(root .. '/MEMORY.md'), '\n')
 end
+-- The language server stands for the mirror: it follows a check-in, so
+-- the mirror is waited for until it shows `pattern`.
+local function mirror_shows(pattern)
+  return H.wait(5000, function() return mirror():find(pattern) ~= nil end)
+end
 
 -- Keep mine.
 H.edit(memory, function(text)
@@ -42,7 +47,7 @@ check('Keep mine: the new note is mine, high priority, active', mine and mine.id
 check('Keep mine: the buffer is the new render, saved', mine and H.has(memory, ('- [#%d] '):format(mine.id))
   and H.has(memory, ('[#%d] '):format(lock)) and not vim.bo[memory].modified and vim.b[memory].mnemo_unapplied == 0)
 check('Keep mine: no conflict left in the buffer', H.wait(10000, function() return #conflicts() == 0 end), vim.diagnostic.get(memory))
-check('Keep mine: the mirror on disk has my version', mine and mirror():find(('%%[#%d%%] [^\n]* · high · Release the lock'):format(mine.id)) ~= nil, mirror())
+check('Keep mine: the mirror on disk has my version', mine and mirror_shows(('%%[#%d%%] [^\n]* · high · Release the lock'):format(mine.id)), mirror())
 
 -- Take theirs.
 H.edit(memory, function(text)
@@ -61,6 +66,6 @@ check('Take theirs: the buffer is saved and nothing is unapplied', not vim.bo[me
 check('Take theirs: no conflict left', H.wait(10000, function() return #conflicts() == 0 end), vim.diagnostic.get(memory))
 check('Take theirs: the agent\'s revoke stands, my text was never created', H.state(cache) == 'revoked'
   and H.notes_by_title()['Cache hit ratio is 0.95'] == nil)
-check('Take theirs: the mirror shows the revoke', mirror():find(('%%[#%d%%] [^\n]*REVOKED'):format(cache)) ~= nil, mirror())
+check('Take theirs: the mirror shows the revoke', mirror_shows(('%%[#%d%%] [^\n]*REVOKED'):format(cache)), mirror())
 
 H.finish()

@@ -94,6 +94,15 @@ check("B's buffer now shows A's version, saved, no conflict", not seen.modified 
 check("B's conflict diagnostic is gone", H.wait(10000, function() return b_buffer().conflicts == 0 end), b_buffer())
 
 -- Nothing lost: every edit of both people is in the store and in the mirror on disk.
+local function mirror_has_all()
+  local mirror = table.concat(vim.fn.readfile(root .. '/MEMORY.md'), '\n')
+  for _, title in ipairs({ 'Release the lock before restarting the daemon', "A's new task", 'Cache hit ratio is 0.93', "B's new task" }) do
+    if not mirror:find(title, 1, true) then return false end
+  end
+  return true
+end
+-- The language server stands for the mirror: it follows the check-ins.
+H.wait(5000, mirror_has_all)
 local mirror = table.concat(vim.fn.readfile(root .. '/MEMORY.md'), '\n')
 for _, title in ipairs({ 'Release the lock before restarting the daemon', "A's new task", 'Cache hit ratio is 0.93', "B's new task" }) do
   check('in the store and the mirror: ' .. title, H.notes_by_title()[title] ~= nil and mirror:find(title, 1, true) ~= nil)

@@ -90,6 +90,11 @@ check('still on screen as typed, marked, [+]', H.wait(5000, on_screen), H.screen
 check('the store has the agent notes and not the malformed one', H.json({ 'store', 'stats' }).stats.epoch >= epoch_before + 3
   and H.notes_by_title()['Agent finding 3'] ~= nil and H.notes_by_title()['Typed with a bad priority'] == nil)
 check('the conflict was not applied: the agent\'s stale flag stands', H.state(lock) == 'stale_flagged')
+-- The language server stands for the mirror: it follows the check-in.
+H.wait(5000, function()
+  local mirror = table.concat(vim.fn.readfile(root .. '/MEMORY.md'), '\n')
+  return mirror:find('Valid typed note', 1, true) and mirror:find('Agent finding 3', 1, true)
+end)
 local mirror = table.concat(vim.fn.readfile(root .. '/MEMORY.md'), '\n')
 check('the mirror on disk has the applied note and the agents\', never the unapplied text', mirror:find('Valid typed note', 1, true)
   and mirror:find('Agent finding 3', 1, true) and not mirror:find('Typed with a bad priority', 1, true)
