@@ -222,6 +222,14 @@ fn an_open_editor_renders_the_mirror_for_every_writer_and_leaves_it_current() {
         assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
     }
     wait_until("the mirror shows the agent's writes", || mirror(&env).contains("written by an agent 4"));
+    // The agent's command left the render to the server (its log says so).
+    let out = env
+        .command(&["remember", "--kind", "finding", "--title", "logged"])
+        .env("MNEMO_LOG", "debug")
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && log.contains("mirror left to the process standing for it"), "{log}");
 
     // A save in the editor: checked in, and the mirror follows.
     let (memory, text) = client.open_checkout();
@@ -230,7 +238,8 @@ fn an_open_editor_renders_the_mirror_for_every_writer_and_leaves_it_current() {
     assert_eq!(saved["result"]["applied"].as_array().map(Vec::len), Some(1), "{saved}");
     wait_until("the mirror shows the save", || mirror(&env).contains("corrected by hand"));
 
-    // A write just before the editor closes is shown once it has.
+    // A write just before the editor closes is shown once it has (that the
+    // worker catches up as it stops is held by mnemo-store's tests/mirror.rs).
     env.remember("finding", "the last word");
     let stderr = client.finish();
     assert!(!stderr.contains("warning"), "{stderr}");

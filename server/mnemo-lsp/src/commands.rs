@@ -1,6 +1,7 @@
 //! `workspace/executeCommand`: each [`CommandRequest`] run against the
 //! store. Writes take the server's fair writer lock, go through the one
-//! write path as the person (actor `human`), and re-render the mirror.
+//! write path as the person (actor `human`), and re-render the mirror (or
+//! leave it to whoever stands for it: `server::refresh_mirror`).
 
 use mnemo_core::{Actor, EventData, EventKind, NoteId};
 use mnemo_store::Scope;

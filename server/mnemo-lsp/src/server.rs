@@ -98,6 +98,19 @@ pub(crate) struct Backend {
     pub(crate) mirror_entries: Arc<MirrorEntries>,
 }
 
+impl Drop for Backend {
+    /// An editor that exits without `shutdown` (or vanishes): the standing
+    /// worker catches the mirror up on a blocking thread, which the runtime
+    /// waits for as it stops, never on the thread that serves requests.
+    fn drop(&mut self) {
+        let stand = self.stand.get_mut().unwrap_or_else(|e| e.into_inner()).take();
+        match (stand, tokio::runtime::Handle::try_current()) {
+            (Some(stand), Ok(runtime)) => drop(runtime.spawn_blocking(move || drop(stand))),
+            (stand, _) => drop(stand),
+        }
+    }
+}
+
 /// The default pause before a checkout's check-in preview.
 const DEFAULT_PAUSE: std::time::Duration = std::time::Duration::from_millis(250);
 
@@ -206,25 +219,33 @@ impl Backend {
         self.stand_for_mirror();
     }
 
-    /// Stand for the workspace's mirror in the store now configured (after
-    /// the one before, if any, stopped standing and caught its mirror up:
-    /// on a blocking thread, as it may render). A render that fails is said
-    /// on standard error, which the editor shows in the server's log.
+    /// Stand for the workspace's mirror in the store now configured (the
+    /// caller stopped the one before: `stop_standing`). A render that fails
+    /// is shown to the person as a warning, as a check-in's own render
+    /// problem is, and said in the server's log.
     fn stand_for_mirror(&self) {
         let path = self.store_path.read().unwrap_or_else(|e| e.into_inner()).clone();
-        let stand = MirrorSync::stand(&path, self.workspace(), |event| match event {
+        let (client, runtime) = (self.client.clone(), tokio::runtime::Handle::current());
+        let stand = MirrorSync::stand(&path, self.workspace(), move |event| match event {
             MirrorEvent::Rendered { epoch, written } => {
                 tracing::debug!(epoch, written, "mirror rendered for the writers")
             }
-            MirrorEvent::Failed(problem) => eprintln!("mnemo lsp: warning: {}", mirror::not_updated(&problem)),
+            MirrorEvent::Failed(problem) => {
+                let problem = mirror::not_updated(&problem);
+                eprintln!("mnemo lsp: warning: {problem}");
+                let client = client.clone();
+                runtime.spawn(async move { client.show_message(MessageType::WARNING, problem).await });
+            }
         });
         let old = self.stand.lock().unwrap_or_else(|e| e.into_inner()).replace(stand);
         if let Some(old) = old {
+            // Not expected (`start_watch` callers stop it first); never dropped here, where it may render.
             tokio::task::spawn_blocking(move || drop(old));
         }
     }
 
-    /// Stop standing for the mirror, once it is caught up (at shutdown).
+    /// Stop standing for the mirror, once it is caught up (at shutdown, and
+    /// before standing for the mirror of another store).
     pub(crate) async fn stop_standing(&self) {
         let stand = self.stand.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(stand) = stand {
@@ -339,7 +360,9 @@ impl Backend {
     }
 }
 
-/// Re-render the workspace's mirror after a write when it is enabled; a
+/// Re-render the workspace's mirror after a write when it is enabled — or
+/// leave it to the process standing for it (this server's worker, most of
+/// the time: `Backend::stand_for_mirror`), whose failure it shows itself; a
 /// problem is returned for the editor to show, never an error of the write.
 pub(crate) fn refresh_mirror(store: &Store, workspace: &Workspace) -> Option<String> {
     // Rendered only when behind: the store watch calls this after every write,

@@ -49,6 +49,8 @@ impl Backend {
             self.client.show_message(MessageType::ERROR, problem).await;
         }
         if changed.store {
+            // The old store's mirror caught up and let go before the new one is stood for.
+            self.stop_standing().await;
             self.start_watch();
         }
         if changed.store || changed.model {

@@ -279,6 +279,46 @@ fn an_export_brings_the_file_it_published_up_to_date_unless_someone_changed_it()
 }
 
 #[test]
+fn another_workspaces_writes_leave_a_mirror_as_it_is() {
+    let mut f = fixture();
+    let target = MirrorTarget::resolve(&f.workspace, std::path::Path::new("MEMORY.md")).unwrap();
+    populate(&mut f);
+    export(&f.store, &target).unwrap();
+    let published = std::fs::read(&target.path).unwrap();
+    // Writes to another workspace of the store: this mirror shows the store still.
+    let other = |f: &mut Fixture, title: &str| {
+        f.store
+            .write(|w| {
+                w.create("/elsewhere", note(Kind::Finding, Priority::Low, title, ""), Actor::Agent, Timestamp(AUG_1))
+            })
+            .unwrap();
+    };
+    other(&mut f, "written elsewhere");
+    assert!(!is_behind(&f.store, &target).unwrap(), "another workspace's write");
+    assert_eq!(keep_current(&f.store, &target).unwrap(), None, "nothing rendered");
+    assert_eq!(std::fs::read(&target.path).unwrap(), published);
+    // The file changed by hand (another length), or a write to this workspace: behind.
+    std::fs::set_permissions(&target.path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    std::fs::write(&target.path, b"edited by hand").unwrap();
+    assert!(is_behind(&f.store, &target).unwrap(), "a file not what was published");
+    export(&f.store, &target).unwrap();
+    other(&mut f, "written elsewhere again");
+    assert!(!is_behind(&f.store, &target).unwrap());
+    let ws = f.workspace.id.clone();
+    f.store
+        .write(|w| {
+            w.create(&ws, note(Kind::Finding, Priority::Low, "written here", ""), Actor::Agent, Timestamp(AUG_1))
+        })
+        .unwrap();
+    assert!(is_behind(&f.store, &target).unwrap(), "this workspace's write");
+    // A note of this workspace forgotten (no event left of it): behind too.
+    export(&f.store, &target).unwrap();
+    let id = f.store.notes(&Scope::Workspace(ws.clone())).unwrap()[0].note.id;
+    f.store.write(|w| w.forget(&Scope::Workspace(ws.clone()), id)).unwrap();
+    assert!(is_behind(&f.store, &target).unwrap(), "a forget");
+}
+
+#[test]
 fn a_writer_that_finds_another_rendering_leaves_its_write_to_it_without_waiting() {
     if backend::on_postgres() {
         return; // the turn file sits beside a store file

@@ -84,7 +84,7 @@ local titles = H.notes_by_title()
 check(':w created the new note as human', titles['Typed in Neovim'] and titles['Typed in Neovim'].provenance == 'human', titles)
 check('the buffer is the new render, saved', not vim.bo[memory].modified and H.has(memory, 'Typed in Neovim'))
 -- The language server stands for the mirror: it follows the check-in.
-check('the mirror on disk has the new note', H.wait(5000, function()
+check('the mirror on disk has the new note', H.wait(15000, function()
   return table.concat(vim.fn.readfile(root .. '/MEMORY.md'), '\n'):find('Typed in Neovim', 1, true) ~= nil
 end))
 

@@ -21,7 +21,7 @@ end
 -- The language server stands for the mirror: it follows a check-in, so
 -- the mirror is waited for until it shows `pattern`.
 local function mirror_shows(pattern)
-  return H.wait(5000, function() return mirror():find(pattern) ~= nil end)
+  return H.wait(15000, function() return mirror():find(pattern) ~= nil end)
 end
 
 -- Keep mine.

@@ -102,7 +102,7 @@ local function mirror_has_all()
   return true
 end
 -- The language server stands for the mirror: it follows the check-ins.
-H.wait(5000, mirror_has_all)
+H.wait(15000, mirror_has_all)
 local mirror = table.concat(vim.fn.readfile(root .. '/MEMORY.md'), '\n')
 for _, title in ipairs({ 'Release the lock before restarting the daemon', "A's new task", 'Cache hit ratio is 0.93', "B's new task" }) do
   check('in the store and the mirror: ' .. title, H.notes_by_title()[title] ~= nil and mirror:find(title, 1, true) ~= nil)

@@ -91,7 +91,7 @@ check('the store has the agent notes and not the malformed one', H.json({ 'store
   and H.notes_by_title()['Agent finding 3'] ~= nil and H.notes_by_title()['Typed with a bad priority'] == nil)
 check('the conflict was not applied: the agent\'s stale flag stands', H.state(lock) == 'stale_flagged')
 -- The language server stands for the mirror: it follows the check-in.
-H.wait(5000, function()
+H.wait(15000, function()
   local mirror = table.concat(vim.fn.readfile(root .. '/MEMORY.md'), '\n')
   return mirror:find('Valid typed note', 1, true) and mirror:find('Agent finding 3', 1, true)
 end)

@@ -110,7 +110,7 @@ describe('journey: basics', function () {
 
     // The language server stands for the mirror: it follows the check-in.
     const body = (text) => text.slice(text.indexOf('\n'));
-    await h.until('the mirror shows the check-in', () => body(fs.readFileSync(mirror, 'utf8')) === body(doc.getText()), 5000);
+    await h.until('the mirror shows the check-in', () => body(fs.readFileSync(mirror, 'utf8')) === body(doc.getText()), 15000);
     const after = fs.readFileSync(mirror, 'utf8');
     assert.strictEqual(fs.statSync(mirror).mode & 0o777, 0o444, 'the mirror stays read-only');
     assert.ok(after.startsWith(MIRROR_HEADER), `the mirror holds the mirror, not the checkout:\n${after.slice(0, 200)}`);

@@ -315,11 +315,21 @@ fn turn_key(target: &MirrorTarget) -> String {
     crate::hex::hex(&digest[..8])
 }
 
-/// Whether the mirror file exists and was rendered at `epoch` or later.
+/// Whether the mirror file exists and shows the store at `epoch`: rendered
+/// at `epoch` or later, or earlier with nothing of its workspace written
+/// since and the file still what was published (`seed::unchanged_since`).
+/// Other workspaces' writes leave a mirror as it is: a process standing for
+/// one mirror of a store many workspaces write to would otherwise render it
+/// again after each of their writes.
 fn shows_at_least(store: &Store, target: &MirrorTarget, epoch: i64) -> Result<bool, StoreError> {
     let recorded = recorded_epoch(store, target)?;
     let exists = target.path.is_file();
-    let covered = exists && recorded.is_some_and(|recorded| recorded >= epoch);
+    let covered = exists
+        && match recorded {
+            Some(recorded) if recorded >= epoch => true,
+            Some(_) => seed::unchanged_since(store, target)?,
+            None => false,
+        };
     tracing::debug!(path = %target.path.display(), ?recorded, epoch, exists, covered, "mirror checked against the store");
     Ok(covered)
 }

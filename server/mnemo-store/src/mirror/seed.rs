@@ -63,6 +63,29 @@ pub(super) fn record(
     Ok(())
 }
 
+/// Whether nothing of `target`'s workspace was written since the mirror
+/// file was last published (by the marks recorded with it) and the file is
+/// still of the length published — a regular file, not a link. False for a
+/// file published before marks were recorded.
+pub(super) fn unchanged_since(store: &Store, target: &MirrorTarget) -> Result<bool, StoreError> {
+    let recorded: Option<(Option<String>, Option<String>)> = store
+        .conn
+        .prepare_cached("SELECT content, marks FROM mirror_exports WHERE workspace = ?1 AND path = ?2")?
+        .query_row([&target.workspace.id, &target.relative], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    let Some((Some(content), Some(marks))) = recorded else { return Ok(false) };
+    let (Some(marks), Some(length)) =
+        (Marks::decode(&marks), content.split_once(':').and_then(|(length, _)| length.parse::<u64>().ok()))
+    else {
+        return Ok(false);
+    };
+    let file = std::fs::symlink_metadata(&target.path);
+    if !file.is_ok_and(|file| file.is_file() && file.len() == length) {
+        return Ok(false);
+    }
+    Ok(!crate::render_cache::changed_since(store, &target.workspace.id, &marks)?)
+}
+
 /// The entries of the mirror file of `target` and the marks it shows, when
 /// the file holds exactly what was recorded (inside the caller's read
 /// transaction); `None` otherwise.
