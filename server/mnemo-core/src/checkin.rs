@@ -410,7 +410,8 @@ pub fn consulted(base: &[impl Borrow<Entry>], edited: &ParsedCheckout, resolutio
             continue;
         };
         let repeated = !in_edit.insert(id);
-        if repeated || base_by_id.get(&id).is_none_or(|before| *before != entry) {
+        // An entry taken over from the base as it was (`reparse.rs`) is the same entry: no fields compared.
+        if repeated || base_by_id.get(&id).is_none_or(|before| !std::ptr::eq(*before, entry) && *before != entry) {
             consulted.ids.insert(id);
         }
     }
@@ -430,7 +431,7 @@ fn judge(
 ) {
     let now = current.get(&id).copied();
     // Most entries are untouched: equal as parsed means equal (no normalising needed).
-    let person_changed = mine.is_none_or(|m| m != before && differs(m, before));
+    let person_changed = mine.is_none_or(|m| !std::ptr::eq(m, before) && m != before && differs(m, before));
     if !person_changed {
         return;
     }

@@ -33,10 +33,12 @@ pub(super) struct Identities {
 
 /// The same creation date, and the same title or the same (non-empty) body.
 fn looks_like(entry: &Entry, base: &Entry) -> bool {
-    entry.created == base.created
-        && (entry.title == base.title
-            || normalize_title(&entry.title) == normalize_title(&base.title)
-            || (!base.body.trim().is_empty() && normalize_body(&entry.body) == normalize_body(&base.body)))
+    // An entry taken over from the base as it was (`reparse.rs`) is the base's own.
+    std::ptr::eq(entry, base)
+        || entry.created == base.created
+            && (entry.title == base.title
+                || normalize_title(&entry.title) == normalize_title(&base.title)
+                || (!base.body.trim().is_empty() && normalize_body(&entry.body) == normalize_body(&base.body)))
 }
 
 /// The identity of every entry of `edited` that carries an id, against `base`.
