@@ -241,7 +241,7 @@ pub fn plan_checkin(
     // A problem inside an entry, or between it and the next one, may mean
     // its text was cut or swallowed: leave the entry alone until it is fixed.
     let troubled = troubled_entries(edited);
-    let identity = identity::identities(base, &edited.entries, &troubled);
+    let identity = identity::identities(base, &base_by_id, &edited.entries, &troubled);
     let probably = |index: usize| {
         identity
             .probably

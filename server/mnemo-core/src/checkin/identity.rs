@@ -41,12 +41,16 @@ fn looks_like(entry: &Entry, base: &Entry) -> bool {
                 || (!base.body.trim().is_empty() && normalize_body(&entry.body) == normalize_body(&base.body)))
 }
 
-/// The identity of every entry of `edited` that carries an id, against `base`.
-/// `skip` holds entries judged elsewhere (cut or swallowed text).
-pub(super) fn identities(base: &[impl Borrow<Entry>], edited: &[ParsedEntry], skip: &HashSet<usize>) -> Identities {
+/// The identity of every entry of `edited` that carries an id, against `base`
+/// (`by_id`: its entries by id, as the plan indexed them). `skip` holds
+/// entries judged elsewhere (cut or swallowed text).
+pub(super) fn identities(
+    base: &[impl Borrow<Entry>],
+    by_id: &HashMap<NoteId, &Entry>,
+    edited: &[ParsedEntry],
+    skip: &HashSet<usize>,
+) -> Identities {
     let base_entries = || base.iter().map(Borrow::borrow);
-    let mut by_id: HashMap<NoteId, &Entry> = HashMap::with_capacity_and_hasher(base.len(), Default::default());
-    by_id.extend(base_entries().filter_map(|e: &Entry| Some((e.id?, e))));
     // Whether each entry still looks like its id's note in the base.
     let own: Vec<bool> = edited
         .iter()
