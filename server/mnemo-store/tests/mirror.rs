@@ -297,10 +297,19 @@ fn another_workspaces_writes_leave_a_mirror_as_it_is() {
     assert!(!is_behind(&f.store, &target).unwrap(), "another workspace's write");
     assert_eq!(keep_current(&f.store, &target).unwrap(), None, "nothing rendered");
     assert_eq!(std::fs::read(&target.path).unwrap(), published);
-    // The file changed by hand (another length), or a write to this workspace: behind.
+    // The file changed by hand (another length, or the same length: a
+    // branch checked out over it), or a write to this workspace: behind.
     std::fs::set_permissions(&target.path, std::fs::Permissions::from_mode(0o644)).unwrap();
     std::fs::write(&target.path, b"edited by hand").unwrap();
     assert!(is_behind(&f.store, &target).unwrap(), "a file not what was published");
+    export(&f.store, &target).unwrap();
+    other(&mut f, "written elsewhere once more");
+    let mut same_length = std::fs::read(&target.path).unwrap();
+    let at = same_length.iter().rposition(|&b| b == b'a').unwrap();
+    same_length[at] = b'b';
+    std::fs::set_permissions(&target.path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    std::fs::write(&target.path, &same_length).unwrap();
+    assert!(is_behind(&f.store, &target).unwrap(), "a file of the same length, not what was published");
     export(&f.store, &target).unwrap();
     other(&mut f, "written elsewhere again");
     assert!(!is_behind(&f.store, &target).unwrap());

@@ -65,8 +65,8 @@ pub(super) fn record(
 
 /// Whether nothing of `target`'s workspace was written since the mirror
 /// file was last published (by the marks recorded with it) and the file is
-/// still of the length published — a regular file, not a link. False for a
-/// file published before marks were recorded.
+/// still exactly what was published ([`still_published`]). False for a file
+/// published before marks were recorded.
 pub(super) fn unchanged_since(store: &Store, target: &MirrorTarget) -> Result<bool, StoreError> {
     let recorded: Option<(Option<String>, Option<String>)> = store
         .conn
@@ -79,11 +79,44 @@ pub(super) fn unchanged_since(store: &Store, target: &MirrorTarget) -> Result<bo
     else {
         return Ok(false);
     };
-    let file = std::fs::symlink_metadata(&target.path);
-    if !file.is_ok_and(|file| file.is_file() && file.len() == length) {
+    if crate::render_cache::changed_since(store, &target.workspace.id, &marks)? {
         return Ok(false);
     }
-    Ok(!crate::render_cache::changed_since(store, &target.workspace.id, &marks)?)
+    Ok(still_published(target, &content, length))
+}
+
+/// A file found to be what was published, and how it looked then (device,
+/// inode, length, modification and change times): a process that looks
+/// again and again (one standing for the mirror, every second) reads the
+/// file once, not at every look, while nothing replaced or touched it.
+type Verified = (std::path::PathBuf, String, [i64; 7]);
+static VERIFIED: std::sync::Mutex<Option<Verified>> = std::sync::Mutex::new(None);
+
+/// Whether the mirror file of `target` is a regular file (not a link) of
+/// exactly the bytes recorded as `content` (`length:sha256`): a file put
+/// back by `git checkout`, say, may have the same length.
+fn still_published(target: &MirrorTarget, content: &str, length: u64) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = std::fs::symlink_metadata(&target.path) else { return false };
+    if !meta.is_file() || meta.len() != length {
+        return false;
+    }
+    let looks = [
+        meta.dev() as i64,
+        meta.ino() as i64,
+        meta.len() as i64,
+        meta.mtime(),
+        meta.mtime_nsec(),
+        meta.ctime(),
+        meta.ctime_nsec(),
+    ];
+    let mut verified = VERIFIED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if verified.as_ref().is_some_and(|(path, was, seen)| *path == target.path && was == content && *seen == looks) {
+        return true;
+    }
+    let same = read_file(target, length).is_some_and(|text| content_digest(text.as_bytes()) == content);
+    *verified = same.then(|| (target.path.clone(), content.to_string(), looks));
+    same
 }
 
 /// The entries of the mirror file of `target` and the marks it shows, when
