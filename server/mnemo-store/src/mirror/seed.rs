@@ -68,21 +68,31 @@ pub(super) fn record(
 /// still exactly what was published ([`still_published`]). False for a file
 /// published before marks were recorded.
 pub(super) fn unchanged_since(store: &Store, target: &MirrorTarget) -> Result<bool, StoreError> {
+    let Some(published) = published(store, target)? else { return Ok(false) };
+    if crate::render_cache::changed_since(store, &target.workspace.id, &published.marks)? {
+        return Ok(false);
+    }
+    Ok(still_published(target, &published.content, published.length))
+}
+
+/// What was recorded as published for `target`: its content (`length:sha256`),
+/// its length, and the marks it shows; `None` for a file published before
+/// they were recorded (or never).
+struct Published {
+    content: String,
+    length: u64,
+    marks: Marks,
+}
+
+fn published(store: &Store, target: &MirrorTarget) -> Result<Option<Published>, StoreError> {
     let recorded: Option<(Option<String>, Option<String>)> = store
         .conn
         .prepare_cached("SELECT content, marks FROM mirror_exports WHERE workspace = ?1 AND path = ?2")?
         .query_row([&target.workspace.id, &target.relative], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?;
-    let Some((Some(content), Some(marks))) = recorded else { return Ok(false) };
-    let (Some(marks), Some(length)) =
-        (Marks::decode(&marks), content.split_once(':').and_then(|(length, _)| length.parse::<u64>().ok()))
-    else {
-        return Ok(false);
-    };
-    if crate::render_cache::changed_since(store, &target.workspace.id, &marks)? {
-        return Ok(false);
-    }
-    Ok(still_published(target, &content, length))
+    let Some((Some(content), Some(marks))) = recorded else { return Ok(None) };
+    let length = content.split_once(':').and_then(|(length, _)| length.parse().ok());
+    Ok(Marks::decode(&marks).zip(length).map(|(marks, length)| Published { content, length, marks }))
 }
 
 /// A file found to be what was published, and how it looked then (device,
@@ -123,16 +133,7 @@ fn still_published(target: &MirrorTarget, content: &str, length: u64) -> bool {
 /// the file holds exactly what was recorded (inside the caller's read
 /// transaction); `None` otherwise.
 pub(super) fn read(store: &Store, target: &MirrorTarget) -> Option<Seed> {
-    let recorded: Option<(Option<String>, Option<String>)> = store
-        .conn
-        .prepare_cached("SELECT content, marks FROM mirror_exports WHERE workspace = ?1 AND path = ?2")
-        .and_then(|mut statement| {
-            statement.query_row([&target.workspace.id, &target.relative], |r| Ok((r.get(0)?, r.get(1)?))).optional()
-        })
-        .ok()?;
-    let (Some(content), Some(marks)) = recorded? else { return None };
-    let marks = Marks::decode(&marks)?;
-    let length: u64 = content.split_once(':')?.0.parse().ok()?;
+    let Published { content, length, marks } = published(store, target).ok()??;
     let text = read_file(target, length)?;
     if content_digest(text.as_bytes()) != content {
         tracing::debug!(path = %target.path.display(), "the mirror file is not what was published; rendering it whole");
