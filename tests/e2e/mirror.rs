@@ -251,6 +251,36 @@ fn an_open_editor_renders_the_mirror_for_every_writer_and_leaves_it_current() {
     assert!(mirror(&env).contains("rendered by its writer"));
 }
 
+/// Two windows on one workspace: one language server stands for the
+/// mirror; when that window closes, the other takes over (within its look,
+/// every 2 s), and meanwhile writers render themselves — nothing is left behind.
+#[test]
+fn a_second_window_takes_over_the_mirror_when_the_first_closes() {
+    let env = Env::new().file_store();
+    env.ok(&["export", "--enable"]);
+    let first = crate::lsp::Client::initialized(&env);
+    wait_until("the first window's server stands", || someone_stands(&env));
+    let mut second = crate::lsp::Client::initialized(&env);
+    env.remember("finding", "while both are open");
+    wait_until("the mirror follows", || mirror(&env).contains("while both are open"));
+    first.finish();
+    // Written before the second stands (or just as it does): never left behind.
+    env.remember("finding", "between the two");
+    wait_until("the second window's server stands", || someone_stands(&env));
+    let out = env
+        .command(&["remember", "--kind", "finding", "--title", "left to the second"])
+        .env("MNEMO_LOG", "debug")
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && log.contains("mirror left to the process standing for it"), "{log}");
+    wait_until("the second renders it", || mirror(&env).contains("left to the second"));
+    assert!(mirror(&env).contains("between the two"));
+    let _ = second.request("workspace/symbol", serde_json::json!({ "query": "" }));
+    second.finish();
+    assert_eq!(env.ok(&["export"]).split(' ').nth(1), Some("is"), "the mirror is up to date");
+}
+
 fn signal(pid: u32, signal: &str) {
     assert!(std::process::Command::new("kill").args([signal, &pid.to_string()]).status().unwrap().success());
 }
