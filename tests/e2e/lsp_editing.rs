@@ -352,3 +352,33 @@ fn an_open_memory_document_follows_forgets_and_supersessions_from_a_terminal() {
     assert!(after.contains(&format!("[#{kept}]")) && after.contains("Retitled, the new text"), "{after}");
     assert!(!after.contains("Forgotten from a terminal"), "{after}");
 }
+
+/// Save, then undo in the editor and save again: the undone text names the
+/// checkout before the first save (its header's epoch), so it is checked in
+/// against that base — the first save stands, nothing is applied twice or
+/// lost, and the buffer gets the store as it is. Then the same save once more.
+#[test]
+fn an_undo_after_a_save_checks_in_against_the_older_checkout() {
+    let env = Env::new();
+    let id = env.remember("gotcha", "Release the lock");
+    let mut client = Client::initialized(&env);
+    let (memory, original) = client.open_checkout();
+    let edited = original.replace("Release the lock", "Release the lock first");
+    change(&mut client, &memory, 2, &edited);
+    let saved = client.request("memory/checkin", json!({ "uri": memory, "text": edited }));
+    assert_eq!(saved["result"]["applied"], json!([format!("#{id} superseded by #2")]), "{saved}");
+    let after_save = saved["result"]["text"].as_str().unwrap().to_string();
+    assert_ne!(after_save.lines().next(), original.lines().next(), "a new epoch");
+    // Undo back past the save: the buffer is the first checkout again.
+    change(&mut client, &memory, 3, &original);
+    for attempt in 0..2 {
+        let again = client.request("memory/checkin", json!({ "uri": memory, "text": original }));
+        assert_eq!(again["result"]["applied"], json!([]), "attempt {attempt}: {again}");
+        assert_eq!(again["result"]["unapplied"], 0, "{again}");
+        let text = again["result"]["text"].as_str().unwrap();
+        assert!(text.contains("Release the lock first") && text.contains("SUPERSEDED"), "{text}");
+    }
+    let history = env.json(&["history", &id.to_string()]);
+    assert_eq!(history.as_array().unwrap().len(), 2, "one supersession, nothing more: {history}");
+    client.finish();
+}
