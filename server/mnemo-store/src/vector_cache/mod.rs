@@ -215,7 +215,9 @@ pub(crate) fn applies(store: &Store) -> bool {
 /// approximate pass over the chunks — with `beside` run on this thread
 /// while that pass runs on another (a recall's full-text search: the two
 /// take about as long on a shared store, and the pass needs no
-/// connection). The answers are `None` when no scope asked holds
+/// connection), and there the exact stage after it when the copy's file
+/// holds every vector it scores (else this thread scores them, with the
+/// store). The answers are `None` when no scope asked holds
 /// [`SEARCHED_FROM_CHUNKS`] (sqlite-vec's scan is quicker), or when the
 /// caller's read transaction sees an older state of the store than the
 /// copy (another request of the same process, begun earlier): then each is
@@ -246,19 +248,29 @@ pub(crate) fn nearest_beside<R>(
         drop(all);
         return Ok((None, beside()?));
     }
-    let (approximate, beside) = std::thread::scope(|scope| {
+    // The approximate pass on another thread and, when the copy's file
+    // holds every exact vector it needs, the exact stage too.
+    let pass = || {
+        let mut approximate = kept.approximate(query, searches);
+        let found = approximate.as_mut().and_then(|a| kept.select_each_from_file(query, searches, a));
+        (approximate, found)
+    };
+    let ((approximate, found), beside) = std::thread::scope(|scope| {
         // A thread the system refuses (none left): the pass runs here, after.
-        let pass = std::thread::Builder::new()
-            .name("mnemo-vectors".into())
-            .spawn_scoped(scope, || kept.approximate(query, searches));
+        let helper = std::thread::Builder::new().name("mnemo-vectors".into()).spawn_scoped(scope, pass);
         let beside = beside();
-        let approximate = match pass {
-            Ok(pass) => pass.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Err(_) => kept.approximate(query, searches),
+        let pass = match helper {
+            Ok(helper) => helper.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => pass(),
         };
-        (approximate, beside)
+        (pass, beside)
     });
-    let found = beside.and_then(|beside| Ok((kept.select_each(store, query, searches, approximate)?, beside)));
+    let found = beside.and_then(|beside| match (found, approximate) {
+        (Some(found), _) => Ok((found, beside)),
+        (None, Some(approximate)) => Ok((kept.select_each(store, query, searches, approximate)?, beside)),
+        // A query of another model than the copy's: nothing near it.
+        (None, None) => Ok((searches.iter().map(|_| Vec::new()).collect(), beside)),
+    });
     keep(&mut all, kept);
     let (found, beside) = found?;
     SEARCHED.fetch_add(searches.len() as u64, Ordering::Relaxed);

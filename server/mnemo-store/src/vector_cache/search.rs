@@ -86,28 +86,54 @@ impl Kept {
         store: &Store,
         query: &[f32],
         searches: &[Wanted<'_>],
-        approximate: Option<Approximate>,
+        mut approximate: Approximate,
     ) -> Result<Vec<Found>, StoreError> {
-        let Some(Approximate { only, mut scored }) = approximate else {
-            return Ok(searches.iter().map(|_| Vec::new()).collect());
-        };
-        let mut exact = Exact::new(store, query, self.dims())?;
+        let mut exact = Exact::new(Some(store), query)?;
+        self.select_with(&mut exact, searches, &mut approximate)
+    }
+
+    /// [`Kept::select_each`] without the store's connection, so on the
+    /// thread of the approximate pass: `None` when a chunk's exact vector
+    /// is not in the copy's file (then only the store has it) or the copy
+    /// keeps none. The approximate pass is left as it was for
+    /// [`Kept::select_each`] to answer then.
+    pub(super) fn select_each_from_file(
+        &self,
+        query: &[f32],
+        searches: &[Wanted<'_>],
+        approximate: &mut Approximate,
+    ) -> Option<Vec<Found>> {
+        self.exact.as_ref()?;
+        let mut exact = Exact::new(None, query).ok()?;
+        let found = self.select_with(&mut exact, searches, approximate).ok()?;
+        (!exact.needs_store).then_some(found)
+    }
+
+    fn select_with(
+        &self,
+        exact: &mut Exact<'_>,
+        searches: &[Wanted<'_>],
+        approximate: &mut Approximate,
+    ) -> Result<Vec<Found>, StoreError> {
+        let Approximate { only, scored } = approximate;
         let mut answers = Vec::with_capacity(searches.len());
-        // A search of every chunk takes the list when no search after it
-        // reads it; otherwise a copy.
+        // A search of every chunk orders the list in place when no search
+        // after it reads it; otherwise a copy.
         let last_reader = only.iter().rposition(Option::is_some);
-        for (at, (search, only)) in searches.iter().zip(only).enumerate() {
+        for (at, (search, only)) in searches.iter().zip(only.iter()).enumerate() {
             let answer = match only {
                 None => Vec::new(),
-                Some(None) if Some(at) == last_reader => {
-                    self.select(&mut exact, std::mem::take(&mut scored), search)?
-                }
-                Some(None) => self.select(&mut exact, scored.clone(), search)?,
+                Some(None) if Some(at) == last_reader => self.select(exact, scored, search)?,
+                Some(None) => self.select(exact, &mut scored.clone(), search)?,
                 Some(Some(w)) => {
-                    let mine = scored.iter().filter(|(_, at)| self.chunks[*at].workspace == w).copied().collect();
-                    self.select(&mut exact, mine, search)?
+                    let mut mine: Vec<(f32, usize)> =
+                        scored.iter().filter(|(_, at)| self.chunks[*at].workspace == *w).copied().collect();
+                    self.select(exact, &mut mine, search)?
                 }
             };
+            if exact.needs_store {
+                break;
+            }
             answers.push(answer);
         }
         Ok(answers)
@@ -118,7 +144,7 @@ impl Kept {
     fn select(
         &self,
         exact: &mut Exact<'_>,
-        mut scored: Vec<(f32, usize)>,
+        scored: &mut [(f32, usize)],
         search: &Wanted<'_>,
     ) -> Result<Found, StoreError> {
         let k = search.k;
@@ -150,7 +176,12 @@ impl Kept {
                 break;
             }
             let note = self.chunks[index].note;
-            let Some(distance) = exact.distance(self, index)? else { continue };
+            let Some(distance) = exact.distance(self, index)? else {
+                if exact.needs_store {
+                    break;
+                }
+                continue;
+            };
             found.push((distance, note));
             match notes.iter_mut().find(|(id, _)| *id == note) {
                 Some(best) => best.1 = best.1.min(distance),
@@ -170,24 +201,40 @@ impl Kept {
 
 /// Exact distances to the query: sqlite-vec's cosine distance (`cosine.rs`) on the
 /// stored floats, read from the copy's file of them (`exact_file.rs`) or
-/// else from their block (`blocks::VectorReader`), each chunk's computed
-/// once per search.
+/// else, with the store at hand, from their block (`blocks::VectorReader`),
+/// each chunk's computed once per search.
 struct Exact<'s> {
-    vectors: blocks::VectorReader<'s>,
-    through_vec0: CachedStatement<'s>,
+    /// `None` without the store (on the approximate pass's thread).
+    store: Option<FromStore<'s>>,
+    /// A chunk was not in the file and there was no store to read it from.
+    needs_store: bool,
     query: Vec<u8>,
     query_floats: Vec<f32>,
     stored: Vec<u8>,
     known: HashMap<usize, Option<f32>>,
 }
 
+/// The store's ways to a stored vector.
+struct FromStore<'s> {
+    vectors: blocks::VectorReader<'s>,
+    through_vec0: CachedStatement<'s>,
+}
+
 impl<'s> Exact<'s> {
-    fn new(store: &'s Store, query: &[f32], dims: usize) -> Result<Exact<'s>, StoreError> {
+    fn new(store: Option<&'s Store>, query: &[f32]) -> Result<Exact<'s>, StoreError> {
+        let dims = query.len();
+        let store = match store {
+            Some(store) => Some(FromStore {
+                vectors: blocks::VectorReader::new(store, dims),
+                through_vec0: store
+                    .conn
+                    .prepare_cached("SELECT vec_distance_cosine(embedding, ?1) FROM note_vectors WHERE rowid = ?2")?,
+            }),
+            None => None,
+        };
         Ok(Exact {
-            vectors: blocks::VectorReader::new(store, dims),
-            through_vec0: store
-                .conn
-                .prepare_cached("SELECT vec_distance_cosine(embedding, ?1) FROM note_vectors WHERE rowid = ?2")?,
+            store,
+            needs_store: false,
             query: crate::vectors::to_blob(query),
             query_floats: query.to_vec(),
             stored: Vec::new(),
@@ -196,28 +243,111 @@ impl<'s> Exact<'s> {
     }
 
     /// The distance of the copy's chunk at `index`; `None` when the store
-    /// no longer holds it.
+    /// no longer holds it, or (`needs_store` set) when only the store has
+    /// it and this has none.
     fn distance(&mut self, kept: &Kept, index: usize) -> Result<Option<f32>, StoreError> {
         if let Some(known) = self.known.get(&index) {
             return Ok(*known);
         }
         let rowid = kept.chunks[index].rowid;
-        let read = match kept.exact.as_ref().and_then(|exact| exact.read(index, &mut self.stored)) {
-            Some(()) => Some(()),
-            None => {
-                RESCORED_FROM_STORE.fetch_add(1, Ordering::Relaxed);
-                self.vectors.read(rowid, &mut self.stored)
-            }
-        };
-        let distance = match read {
-            // No distance (a vector of zeros: sqlite-vec's is NULL): not a match.
+        // No distance (a vector of zeros: sqlite-vec's is NULL): not a match.
+        let distance = match kept.exact.as_ref().and_then(|exact| exact.read(index, &mut self.stored)) {
             Some(()) => super::cosine::distance(&self.stored, &self.query_floats),
             None => {
-                RESCORED_THROUGH_VEC0.fetch_add(1, Ordering::Relaxed);
-                self.through_vec0.query_row(rusqlite::params![self.query, rowid], |r| r.get(0)).optional()?
+                let Some(store) = self.store.as_mut() else {
+                    self.needs_store = true;
+                    return Ok(None);
+                };
+                RESCORED_FROM_STORE.fetch_add(1, Ordering::Relaxed);
+                match store.vectors.read(rowid, &mut self.stored) {
+                    Some(()) => super::cosine::distance(&self.stored, &self.query_floats),
+                    None => {
+                        RESCORED_THROUGH_VEC0.fetch_add(1, Ordering::Relaxed);
+                        store.through_vec0.query_row(rusqlite::params![self.query, rowid], |r| r.get(0)).optional()?
+                    }
+                }
             }
         };
         self.known.insert(index, distance);
         Ok(distance)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Marks, exact_file};
+    use super::*;
+
+    /// A copy of `count` chunks (three to a note, in two workspaces) of
+    /// pseudo-random vectors, with its file of exact vectors in `dir`.
+    fn copy(dir: &std::path::Path, count: usize, dims: usize) -> (Kept, Vec<Vec<f32>>) {
+        let store = dir.join("memory.db");
+        let marks = Marks { made: None, dims, forgotten: 0, moves: 0, generation: 0 };
+        let mut kept = Kept {
+            store: store.clone(),
+            marks,
+            chunks: Vec::new(),
+            codes: Vec::new(),
+            workspaces: Vec::new(),
+            in_workspace: Vec::new(),
+            dropped: 0,
+            exact: exact_file::ExactFile::create(&store, dims * 4),
+        };
+        let mut state = 7u64;
+        let mut vectors = Vec::new();
+        for at in 0..count {
+            let vector: Vec<f32> = (0..dims)
+                .map(|_| {
+                    state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    ((state >> 33) as f32 / (1u64 << 31) as f32) - 0.5
+                })
+                .collect();
+            let workspace = if at % 2 == 0 { "alpha" } else { "beta" };
+            kept.add(at as i64 + 1, at as i64 / 3 + 1, workspace, &crate::vectors::to_blob(&vector));
+            vectors.push(vector);
+        }
+        kept.finish_writes();
+        (kept, vectors)
+    }
+
+    /// Each scope's `k` nearest notes by the exact distance, as a search
+    /// of every chunk finds them.
+    fn exact(kept: &Kept, vectors: &[Vec<f32>], query: &[f32], k: usize, workspace: Option<u32>) -> Found {
+        let mut all: Vec<(f32, NoteId)> = vectors
+            .iter()
+            .enumerate()
+            .filter(|(at, _)| workspace.is_none_or(|w| kept.chunks[*at].workspace == w))
+            .filter_map(|(at, v)| {
+                Some((super::super::cosine::distance(&crate::vectors::to_blob(v), query)?, kept.chunks[at].note))
+            })
+            .collect();
+        all.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        crate::vectors::best_notes(all.into_iter().map(|(d, id)| (id, d)), k)
+    }
+
+    #[test]
+    fn the_exact_stage_answers_from_the_file_alone_or_leaves_the_pass_to_the_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut kept, vectors) = copy(dir.path(), 3000, 32);
+        let (alpha, all) = (Scope::Workspace("alpha".into()), Scope::All);
+        let searches =
+            [Wanted { scope: &alpha, k: 10, wanted_chunks: 40 }, Wanted { scope: &all, k: 5, wanted_chunks: 20 }];
+        for seed in 0..20 {
+            let query = &vectors[seed * 97 % vectors.len()].iter().map(|x| x + 0.1).collect::<Vec<f32>>();
+            let mut pass = kept.approximate(query, &searches).unwrap();
+            let found = kept.select_each_from_file(query, &searches, &mut pass).expect("every vector is in the file");
+            assert_eq!(found, [exact(&kept, &vectors, query, 10, Some(0)), exact(&kept, &vectors, query, 5, None)]);
+        }
+        // A chunk whose vector is not (yet) in the file — the nearest to
+        // the query — is the store's to read: no answer from the file.
+        let query = vectors[0].iter().map(|x| x * 2.0).collect::<Vec<f32>>();
+        kept.add(vectors.len() as i64 + 1, 5000, "alpha", &crate::vectors::to_blob(&query));
+        let mut pass = kept.approximate(&query, &searches).unwrap();
+        assert!(kept.select_each_from_file(&query, &searches, &mut pass).is_none());
+        assert_eq!(pass.scored.len(), vectors.len() + 1, "the pass is left whole for the store's turn");
+        // Without the file, every exact vector is the store's to read.
+        kept.exact = None;
+        let mut pass = kept.approximate(&query, &searches).unwrap();
+        assert!(kept.select_each_from_file(&query, &searches, &mut pass).is_none());
     }
 }
