@@ -235,20 +235,36 @@ pub fn plan_checkin(
         plan.diagnostics.push(diagnostic(0, Severity::Error, "nothing was checked in: without the checkout header the edit has no base; restore line 1 from a fresh checkout".into()));
         return plan;
     }
+    // Only the entries between the runs the edit shares with its base (`window.rs`).
+    let window = window::window(base, edited, resolutions);
+    let narrowed = window.narrowed(base.len(), edited.entries.len());
+    let (whole_base, base) = (base, &base[window.base.clone()]);
+    let entries = &edited.entries[window.edited.clone()];
     let base_by_id = by_id(base);
     let current_by_id = by_id(current);
+    // Whether a note is the base's; the base outside the window is read
+    // only when a new entry is compared with the notes created since the
+    // checkout, and then once.
+    let outside: std::cell::OnceCell<foldhash::HashSet<NoteId>> = std::cell::OnceCell::new();
+    let in_base = |id: NoteId| {
+        base_by_id.contains_key(&id)
+            || narrowed
+                && outside
+                    .get_or_init(|| whole_base.iter().filter_map(|e| Borrow::<Entry>::borrow(e).id).collect())
+                    .contains(&id)
+    };
     let mut seen: foldhash::HashSet<NoteId> = foldhash::HashSet::default();
     // A problem inside an entry, or between it and the next one, may mean
     // its text was cut or swallowed: leave the entry alone until it is fixed.
-    let troubled = troubled_entries(edited);
-    let identity = identity::identities(base, &base_by_id, &edited.entries, &troubled);
+    let troubled = troubled_entries(edited, window.edited.clone());
+    let identity = identity::identities(base, whole_base, &base_by_id, entries, &troubled);
     let probably = |index: usize| {
         identity
             .probably
             .get(&index)
             .map_or(String::new(), |was| format!(" (was this #{was}? an id cannot be changed)"))
     };
-    for (index, parsed) in edited.entries.iter().enumerate() {
+    for (index, parsed) in entries.iter().enumerate() {
         let line = parsed.first_line;
         let mine = &parsed.entry;
         if troubled.contains(&index) {
@@ -274,8 +290,7 @@ pub fn plan_checkin(
         let Some(id) = mine.id else {
             // Checking the same file in twice must not create the note twice.
             let wanted = content(mine);
-            let already =
-                current.iter().any(|c| c.id.is_some_and(|id| !base_by_id.contains_key(&id)) && content(c) == wanted);
+            let already = current.iter().any(|c| c.id.is_some_and(|id| !in_base(id)) && content(c) == wanted);
             if !already {
                 plan.changes.push(Change::Create { line, content: wanted });
             }
@@ -357,11 +372,11 @@ pub fn plan_checkin(
     plan
 }
 
-/// The entries (by index) with a problem inside them, or a stray line
-/// between them and the next entry: each is looked up among the problems
-/// sorted by line, so a checkout with thousands of each costs no more than
-/// reading them.
-fn troubled_entries(edited: &ParsedCheckout) -> foldhash::HashSet<usize> {
+/// The entries of `within` (by index from its start) with a problem inside
+/// them, or a stray line between them and the next entry: each is looked
+/// up among the problems sorted by line, so a checkout with thousands of
+/// each costs no more than reading them.
+fn troubled_entries(edited: &ParsedCheckout, within: std::ops::Range<usize>) -> foldhash::HashSet<usize> {
     let mut serious: Vec<(usize, bool)> = edited
         .diagnostics
         .iter()
@@ -370,8 +385,9 @@ fn troubled_entries(edited: &ParsedCheckout) -> foldhash::HashSet<usize> {
         .collect();
     serious.sort_unstable();
     let mut troubled = foldhash::HashSet::default();
-    for (index, parsed) in edited.entries.iter().enumerate() {
-        let next = edited.entries.get(index + 1).map_or(usize::MAX, |e| e.first_line);
+    let start = within.start;
+    for (index, parsed) in edited.entries[within].iter().enumerate() {
+        let next = edited.entries.get(start + index + 1).map_or(usize::MAX, |e| e.first_line);
         let after_first = serious.partition_point(|&(line, _)| line <= parsed.first_line);
         let hit = serious[after_first..].iter().take_while(|&&(line, _)| line < next).any(|&(line, stray)| {
             let inside = line <= parsed.last_line;
@@ -400,10 +416,13 @@ pub struct Consulted {
 
 /// What [`plan_checkin`] will look up in the store's entries (see [`Consulted`]).
 pub fn consulted(base: &[impl Borrow<Entry>], edited: &ParsedCheckout, resolutions: &Resolutions) -> Consulted {
-    let base_by_id = by_id(base);
+    // The entries around the window the edit shares with its base are
+    // neither changed nor repeated, and each base note there is still there.
+    let window = window::window(base, edited, resolutions);
+    let base_by_id = by_id(&base[window.base]);
     let mut consulted = Consulted::default();
     let mut in_edit: foldhash::HashSet<NoteId> = foldhash::HashSet::default();
-    for parsed in &edited.entries {
+    for parsed in &edited.entries[window.edited] {
         let entry: &Entry = &parsed.entry;
         let Some(id) = entry.id else {
             consulted.created_since_checkout |= entry.marker.is_none();
@@ -555,5 +574,6 @@ mod carry;
 mod identity;
 #[cfg(test)]
 mod tests;
+mod window;
 
 pub use carry::{Carried, carry_over};

@@ -43,9 +43,12 @@ fn looks_like(entry: &Entry, base: &Entry) -> bool {
 
 /// The identity of every entry of `edited` that carries an id, against `base`
 /// (`by_id`: its entries by id, as the plan indexed them). `skip` holds
-/// entries judged elsewhere (cut or swallowed text).
+/// entries judged elsewhere (cut or swallowed text). `base` may be a window
+/// of the `whole` base (`window.rs`) around `edited`: an exact copy of a
+/// note is still looked for in the whole.
 pub(super) fn identities(
     base: &[impl Borrow<Entry>],
+    whole: &[impl Borrow<Entry>],
     by_id: &HashMap<NoteId, &Entry>,
     edited: &[ParsedEntry],
     skip: &HashSet<usize>,
@@ -81,6 +84,25 @@ pub(super) fn identities(
         }
     }
     let same_day = |entry: &Entry| by_date.get(&entry.created).map_or(&[][..], Vec::as_slice).to_vec().into_iter();
+    // The whole base's notes of the days searched, when `base` is a window
+    // of it: read once, in base order.
+    let mut whole_by_date: HashMap<&Option<String>, Vec<(NoteId, &Entry)>> = HashMap::default();
+    let windowed = whole.len() != base.len();
+    if windowed {
+        let days: HashSet<&Option<String>> =
+            edited.iter().enumerate().filter(|(index, p)| strange(*index, p)).map(|(_, p)| &p.entry.created).collect();
+        for b in whole.iter().map(Borrow::borrow) {
+            if let Some(id) = b.id
+                && days.contains(&b.created)
+            {
+                whole_by_date.entry(&b.created).or_default().push((id, b));
+            }
+        }
+    }
+    let same_day_in_whole = |entry: &Entry| match windowed {
+        true => whole_by_date.get(&entry.created).map_or(&[][..], Vec::as_slice).to_vec().into_iter(),
+        false => same_day(entry),
+    };
     // A base note is recognised when an entry with its id still looks like it.
     let recognised: HashSet<NoteId> =
         edited.iter().zip(&own).filter(|(_, own)| **own).filter_map(|(p, _)| p.entry.id).collect();
@@ -109,7 +131,7 @@ pub(super) fn identities(
         }
         // An exact copy of a note that is still there, under another id (a
         // retyped id carried back next to its restored note, say).
-        let copied = same_day(entry).find(|(other, b)| {
+        let copied = same_day_in_whole(entry).find(|(other, b)| {
             *other != id
                 && b.created == entry.created
                 && normalize_title(&b.title) == normalize_title(&entry.title)

@@ -662,3 +662,147 @@ fn an_untouched_checkout_consults_nothing_and_each_kind_of_edit_its_notes() {
     );
     assert!(added.ids.is_empty() && added.created_since_checkout);
 }
+
+/// [`edit_script`]'s edits, and those that reach outside the part of the
+/// text they touch: an id retyped (to another note's, or to none of
+/// them), an entry moved or copied elsewhere, a title and body rewritten.
+fn edit_anywhere(text: &str, ops: &[(u8, usize, usize)]) -> String {
+    let mut text = text.to_string();
+    for &(op, at, to) in ops {
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        let entry_lines: Vec<usize> = (0..lines.len()).filter(|&i| lines[i].starts_with("- [#")).collect();
+        if entry_lines.is_empty() {
+            break;
+        }
+        let (i, j) = (entry_lines[at % entry_lines.len()], entry_lines[to % entry_lines.len()]);
+        match op % 11 {
+            7 => {
+                let digits = |line: &str| {
+                    line.find("[#").map(|at| line[at + 2..].chars().take_while(char::is_ascii_digit).count())
+                };
+                let other = lines[j].clone();
+                if let (Some(n), Some(m)) = (digits(&lines[i]), digits(&other)) {
+                    let new_id = if to % 3 == 0 { "999".to_string() } else { other[3..3 + m].to_string() };
+                    lines[i].replace_range(3..3 + n, &new_id);
+                }
+            }
+            8 => {
+                let line = lines.remove(i);
+                lines.insert(j.min(lines.len()), line);
+            }
+            9 => {
+                let line = lines[i].clone();
+                lines.insert(j, line);
+            }
+            10 => {
+                let line = lines[i].clone();
+                let cut = line.rfind(" · ").map_or(line.len(), |at| at + 3);
+                lines[i] = format!("{}Rewritten entirely", &line[..cut]);
+                if lines.get(i + 1).is_some_and(|next| next.starts_with("  ")) {
+                    lines[i + 1] = "  and a new body too".into();
+                }
+            }
+            _ => {
+                text = edit_script(&text, &[(op % 7, at)]);
+                continue;
+            }
+        }
+        text = lines.join("\n") + "\n";
+    }
+    text
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// An edit parsed beside its base shares the entries it left alone, and
+    /// the plan then looks only at the window between them (`window.rs`):
+    /// the same plan, and the same notes consulted, as for the edit parsed
+    /// by itself (no entry shared: the whole edit is its window).
+    #[test]
+    fn a_plan_of_the_edits_window_is_the_plan_of_the_whole_edit(
+        views in store_strategy(),
+        now in store_strategy(),
+        ops in proptest::collection::vec((any::<u8>(), any::<usize>(), any::<usize>()), 0..4),
+        keep in proptest::collection::vec(any::<usize>(), 0..2),
+        take in proptest::collection::vec(any::<usize>(), 0..2),
+    ) {
+        let text = render(&Flavour::Checkout { workspace: "/w".into(), epoch: 3 }, "w", &entries_of(&views));
+        let parsed_base = parse_checkout(&text);
+        let base: Vec<std::sync::Arc<Entry>> = parsed_base.entries.iter().map(|e| e.entry.clone()).collect();
+        let typed = edit_anywhere(&text, &ops);
+        let beside = crate::memory_md::parse_checkout_beside(&text, &parsed_base, &typed);
+        let alone = parse_checkout(&typed);
+        let ids: Vec<NoteId> = base.iter().filter_map(|e| e.id).chain([999]).collect();
+        let named = |picks: &[usize]| picks.iter().map(|at| ids[at % ids.len()]).collect::<HashSet<NoteId>>();
+        for resolutions in [Resolutions::default(), Resolutions { keep_mine: named(&keep), take_theirs: named(&take) }] {
+            prop_assert_eq!(consulted(&base, &beside, &resolutions), consulted(&base, &alone, &resolutions));
+            for current in [entries_of(&views), entries_of(&now)] {
+                prop_assert_eq!(
+                    plan_checkin(&base, &beside, &current, &resolutions),
+                    plan_checkin(&base, &alone, &current, &resolutions),
+                    "typed:\n{}", typed
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_window_holds_what_the_person_changed_and_the_whole_edit_when_an_entry_reaches_outside_it() {
+    use crate::memory_md::parse_checkout_beside;
+    let mut views = Vec::new();
+    let mut text = String::from("<!-- mnemo checkout · workspace /w · epoch 7 -->\n# Memory · w\n\n## Findings\n\n");
+    for id in 1..=200 {
+        text.push_str(&format!("- [#{id}] 2026-06-{:02} · medium · Finding number {id}\n\n", id % 28 + 1));
+        views.push(id);
+    }
+    let parsed_base = parse_checkout(&text);
+    let base: Vec<std::sync::Arc<Entry>> = parsed_base.entries.iter().map(|e| e.entry.clone()).collect();
+    assert_eq!(base.len(), 200);
+    let window_of = |typed: &str| {
+        let edited = parse_checkout_beside(&text, &parsed_base, typed);
+        (window::window(&base, &edited, &Resolutions::default()), edited)
+    };
+    // One entry retitled: the window is that entry, and the plan supersedes it.
+    let retitled = text.replace("Finding number 120\n", "Finding number 120, retitled\n");
+    let (window, edited) = window_of(&retitled);
+    // (The reparse reads the entry before a change again too.)
+    assert!(window.edited.contains(&119) && window.edited.len() <= 2 && window.base == window.edited, "{window:?}");
+    let plan = plan_checkin(&base, &edited, &entries(&text), &Resolutions::default());
+    assert!(matches!(plan.changes.as_slice(), [Change::Supersede { id: 120, .. }]), "{plan:?}");
+    // One deleted and one added: the window spans the two.
+    let typed = text.replace("- [#50] 2026-06-23 · medium · Finding number 50\n\n", "").replace(
+        "- [#60] 2026-06-05 · medium · Finding number 60\n",
+        "- medium · A new finding\n\n- [#60] 2026-06-05 · medium · Finding number 60\n",
+    );
+    let (window, _) = window_of(&typed);
+    assert!(window.base.start >= 47 && window.base.start <= 49 && window.base.end == 59, "{window:?}");
+    assert_eq!(window.edited.end, 59, "{window:?}");
+    // An id retyped to another note's, a copy of an entry of the far end,
+    // a new id: each reaches outside, and the window is the whole edit.
+    for typed in [
+        text.replace("[#120] ", "[#3] "),
+        text.replace("Finding number 120\n", "Finding number 120\n\n- [#3] 2026-06-04 · medium · Finding number 3\n"),
+        text.replace("[#120] ", "[#999] "),
+    ] {
+        let (window, edited) = window_of(&typed);
+        assert!(
+            !window.narrowed(200, edited.entries.len()),
+            "{window:?} {}",
+            &typed[typed.find("#11").unwrap_or(0)..][..300]
+        );
+    }
+    // An entry rewritten as an exact copy of a note far from it (the same
+    // day) is still refused as that copy, from within its window.
+    let typed = text.replace("Finding number 120\n", "Finding number 92\n");
+    let (window, edited) = window_of(&typed);
+    assert!(window.edited.len() <= 2 && !window.edited.contains(&91), "{window:?}");
+    let plan = plan_checkin(&base, &edited, &entries(&text), &Resolutions::default());
+    assert!(plan.diagnostics.iter().any(|d| d.message.contains("repeats #92")), "{plan:?}");
+    assert_eq!(plan, plan_checkin(&base, &parse_checkout(&typed), &entries(&text), &Resolutions::default()));
+    // A problem the parse found keeps its entry inside the window.
+    let typed = retitled.replace("Finding number 20\n", "Finding number 20\nstray words at the margin\n");
+    let (window, _) = window_of(&typed);
+    assert!(window.edited.start <= 19 && window.edited.end == 120, "{window:?}");
+}
