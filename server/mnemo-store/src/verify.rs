@@ -130,6 +130,32 @@ impl Store {
                 ));
             }
         }
+        for trigger in crate::schema::COUNT_TRIGGERS {
+            if !present.contains(trigger) {
+                found.push((
+                    format!("trigger {trigger}"),
+                    "is gone: notes written now are not counted in their workspace (a search of it would weigh \
+                     its words wrongly); restore the store file from a backup"
+                        .into(),
+                ));
+            }
+        }
+        let miscounted: Vec<(String, i64, i64)> = self
+            .conn
+            .prepare(
+                "SELECT coalesce(n.workspace, c.workspace), coalesce(c.notes, 0), coalesce(n.notes, 0)
+                 FROM (SELECT workspace, count(*) AS notes FROM notes GROUP BY workspace) n
+                 FULL JOIN workspace_note_counts c ON c.workspace = n.workspace
+                 WHERE coalesce(c.notes, 0) != coalesce(n.notes, 0)",
+            )?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<Result<_, _>>()?;
+        for (workspace, counted, notes) in miscounted {
+            found.push((
+                format!("workspace {workspace}"),
+                format!("is counted as holding {counted} notes but holds {notes}: its searches weigh words wrongly; restore the store file from a backup"),
+            ));
+        }
         let permits: Vec<i64> = self
             .conn
             .prepare("SELECT note_id FROM forget_permit")?

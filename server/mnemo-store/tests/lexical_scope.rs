@@ -171,4 +171,22 @@ fn a_workspace_ranks_inside_a_shared_store_as_it_would_alone() {
         assert!(!by_alone.is_empty(), "{query:?}");
         assert_eq!(by_shared, by_alone, "{query:?}");
     }
+    // A note forgotten: the workspace's count (kept by triggers,
+    // `workspace_note_counts`) follows, and `store verify` holds it to the notes.
+    let gone = shared.lexical_matches("note 7", 1, &mine).unwrap()[0].0;
+    shared.write(|w| w.forget(&mine, gone)).unwrap();
+    let raw = rusqlite::Connection::open(dir.path().join("shared.db")).unwrap();
+    let counted: i64 =
+        raw.query_row("SELECT notes FROM workspace_note_counts WHERE workspace = 'mine'", [], |r| r.get(0)).unwrap();
+    assert_eq!(counted, 29);
+    assert!(shared.verify().unwrap().is_clean());
+    // A count that drifted from the notes, or a trigger gone, is reported.
+    raw.execute("UPDATE workspace_note_counts SET notes = notes + 1 WHERE workspace = 'mine'", []).unwrap();
+    raw.execute_batch("DROP TRIGGER workspace_note_counts_insert").unwrap();
+    let problems = shared.verify().unwrap().problems;
+    assert!(
+        problems.iter().any(|(what, why)| what == "workspace mine" && why.contains("holding 30 notes but holds 29")),
+        "{problems:?}"
+    );
+    assert!(problems.iter().any(|(what, _)| what == "trigger workspace_note_counts_insert"), "{problems:?}");
 }

@@ -545,12 +545,14 @@ fn the_review_migration_keeps_every_event_and_never_reuses_a_forgotten_events_id
     let old_sql: String =
         conn.query_row("SELECT sql FROM sqlite_master WHERE name = 'events'", [], |r| r.get(0)).unwrap();
     assert!(old_sql.contains("'accepted'"), "migrated on open: {old_sql}");
-    // Undo the migrations after the review's: the checkout bases' marks,
+    // Undo the migrations after the review's: the workspaces' note counts, the checkout bases' marks,
     // what the mirror held, the workspace column of the full-text index,
     // the vector changes, compact checkout bases, people, workspace ids, the
     // ledger; then the review's.
     conn.execute_batch(&format!(
-        "DROP TRIGGER checkout_made_insert; DROP TRIGGER checkout_made_update; DROP TRIGGER checkout_made_delete;
+        "DROP TRIGGER workspace_note_counts_insert; DROP TRIGGER workspace_note_counts_delete;
+         DROP TABLE workspace_note_counts;
+         DROP TRIGGER checkout_made_insert; DROP TRIGGER checkout_made_update; DROP TRIGGER checkout_made_delete;
          DROP TABLE checkout_made;
          ALTER TABLE mirror_exports DROP COLUMN content; ALTER TABLE mirror_exports DROP COLUMN marks;
          DROP TRIGGER notes_fts_insert; DROP TRIGGER notes_fts_delete; DROP TABLE notes_fts; DROP VIEW notes_fts_source;
@@ -569,7 +571,7 @@ fn the_review_migration_keeps_every_event_and_never_reuses_a_forgotten_events_id
          UPDATE sqlite_master SET sql = replace(sql, ',''proposed'',''accepted''', '') WHERE name = 'events';
          PRAGMA writable_schema = OFF;
          PRAGMA user_version = {};",
-        mnemo_store::SCHEMA_VERSION - 9
+        mnemo_store::SCHEMA_VERSION - 10
     ))
     .unwrap();
     drop(conn);

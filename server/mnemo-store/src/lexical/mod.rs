@@ -8,7 +8,7 @@
 //! alone in a store of ten.
 
 use mnemo_core::NoteId;
-use rusqlite::params;
+use rusqlite::{OptionalExtension, params};
 
 use crate::error::StoreError;
 use crate::read::Scope;
@@ -172,13 +172,13 @@ impl Store {
         Ok(bm25::best(&matched, weighing, limit))
     }
 
-    /// How many notes were born in the workspaces `born_in` (an index search
-    /// on `notes.workspace`).
+    /// How many notes were born in the workspaces `born_in` (kept by
+    /// triggers in `workspace_note_counts`, not counted at each search).
     fn notes_born_in(&self, born_in: &[String]) -> Result<i64, StoreError> {
-        let mut stmt = self.conn.prepare_cached("SELECT count(*) FROM notes WHERE workspace = ?1")?;
+        let mut stmt = self.conn.prepare_cached("SELECT notes FROM workspace_note_counts WHERE workspace = ?1")?;
         let mut total = 0;
         for id in born_in {
-            total += stmt.query_row([id], |r| r.get::<_, i64>(0))?;
+            total += stmt.query_row([id], |r| r.get::<_, i64>(0)).optional()?.unwrap_or(0);
         }
         Ok(total)
     }
