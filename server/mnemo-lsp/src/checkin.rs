@@ -62,7 +62,7 @@ impl Backend {
                 HandedOut { epoch: document.epoch, text: document.text.clone(), pristine: document.unapplied == 0 };
             self.checkouts.lock().unwrap_or_else(|e| e.into_inner()).insert(uris::canonical_str(&params.uri), handed);
         }
-        Ok(result_of(&outcome, &text))
+        Ok(result_of(outcome, &text))
     }
 
     async fn check_in(&self, text: String, resolutions: Resolutions) -> Result<CheckinOutcome> {
@@ -155,8 +155,9 @@ impl Backend {
     }
 }
 
-/// The result of a check-in, with what is left on the lines of the new text.
-fn result_of(outcome: &CheckinOutcome, sent: &str) -> CheckinResult {
+/// The result of a check-in, with what is left on the lines of the new text
+/// (the new text moved into it, not copied: a 100k-note checkout is 20 MB).
+fn result_of(outcome: CheckinOutcome, sent: &str) -> CheckinResult {
     let applied = outcome.plan.changes.iter().zip(&outcome.applied).map(|(c, id)| c.describe(*id)).collect();
     let conflict_info = |c: &mnemo_core::checkin::Conflict| {
         let (mine, theirs) = c.sides();
@@ -167,22 +168,26 @@ fn result_of(outcome: &CheckinOutcome, sent: &str) -> CheckinResult {
             theirs: c.theirs.as_ref().map(|_| theirs),
         }
     };
-    match &outcome.document {
+    // Lines are indexed only when there is a problem to place on them.
+    let placed = |text: &str, problems: &[mnemo_core::memory_md::Diagnostic], conflicts| match problems.is_empty() {
+        true => Vec::new(),
+        false => {
+            let lines = Lines::new(text);
+            problems.iter().map(|d| checkout_problem(&lines, d, conflicts)).collect()
+        }
+    };
+    match outcome.document {
         Some(document) => CheckinResult {
             applied,
-            text: Some(document.text.clone()),
-            epoch: Some(document.epoch),
-            diagnostics: {
-                let lines = Lines::new(&document.text);
-                document.diagnostics.iter().map(|d| checkout_problem(&lines, d, &document.conflicts)).collect()
-            },
+            diagnostics: placed(&document.text, &document.diagnostics, &document.conflicts),
             conflicts: document.conflicts.iter().map(conflict_info).collect(),
+            text: Some(document.text),
+            epoch: Some(document.epoch),
             unapplied: document.unapplied,
         },
         None => {
-            let lines = Lines::new(sent);
             let (left, conflicts) = outcome.left();
-            let diagnostics = left.iter().map(|d| checkout_problem(&lines, d, conflicts)).collect();
+            let diagnostics = placed(sent, &left, conflicts);
             // The header could not be read: nothing was applied, the sent text stays as it is.
             let unapplied = parse_checkout(sent).entries.len().max(1);
             CheckinResult {

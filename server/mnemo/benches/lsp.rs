@@ -1,8 +1,11 @@
 //! Benchmark: the language server on generated stores of 10k and 100k notes
 //! (release binary over stdio, the real model): time from `initialize` to the
 //! first diagnostics of the open mirror, hover p50/p95 over entry ids,
-//! workspace-symbol (hybrid recall) p50/p95, and the server's RSS. Stores are
-//! built once (import with embedding) under `target/bench-stores/` and reused.
+//! workspace-symbol (hybrid recall) p50/p95, and the server's RSS; then a
+//! checkout saved twenty times with one entry changed (`memory/checkin`, the
+//! text there and back, as the editors send it: what a person waits for on
+//! save; the store and mirror are put back after). Stores are built once
+//! (import with embedding) under `target/bench-stores/` and reused.
 //! Run with `cargo bench -p mnemo --bench lsp` (pass sizes to override;
 //! `-- --no-model` runs the server without a model, on stores imported without
 //! embedding: its own memory, and the lexical side of workspace symbols).
@@ -133,10 +136,13 @@ fn main() {
         "| notes | initialize → first diagnostics | hover p50 | hover p95 | workspace symbol p50 | workspace symbol p95 | RSS | peak RSS |"
     );
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let mut saved = Vec::new();
     for count in sizes {
         let (root, store_path) = store(count, &model);
         let mirror = root.join("MEMORY.md");
         let text = std::fs::read_to_string(&mirror).unwrap();
+        // The saves below write to the store and the mirror: put back after.
+        let kept = keep_aside(&[&store_path, &store_path.with_extension("db-wal"), &mirror]);
         let mut server = Server::start(&root, &store_path, &model);
         let started = Instant::now();
         server.request(
@@ -177,7 +183,9 @@ fn main() {
         // Memory freed after a large text is given back shortly after (mnemo-lsp `memory.rs`).
         std::thread::sleep(Duration::from_secs(1));
         let (rss, peak) = server.memory();
+        let saves = saved_again_and_again(&mut server, &root);
         server.0.shutdown();
+        put_back(kept, &store_path.with_extension("db-shm"));
         println!(
             "| {count} | {:.0} ms | {:.2} ms | {:.2} ms | {:.1} ms | {:.1} ms | {rss:.0} MB | {peak:.0} MB |",
             first_diagnostics.as_secs_f64() * 1e3,
@@ -186,5 +194,74 @@ fn main() {
             percentile(&mut symbols, 0.5),
             percentile(&mut symbols, 0.95),
         );
+        saved.push((count, saves));
     }
+    println!();
+    println!("| notes | a checkout with one entry changed, saved (`memory/checkin`: text there and back) p50 | p95 |");
+    println!("|---:|---:|---:|");
+    for (count, mut saves) in saved {
+        println!("| {count} | {:.1} ms | {:.1} ms |", percentile(&mut saves, 0.5), percentile(&mut saves, 0.95));
+    }
+}
+
+/// Copies of `files` (those that exist) beside them, to [`put_back`]; a
+/// run that stopped before putting its copies back has them put back first.
+fn keep_aside(files: &[&Path]) -> Vec<(PathBuf, PathBuf)> {
+    let copy_of = |file: &Path| PathBuf::from(format!("{}.bench-kept", file.display()));
+    if files.iter().any(|file| copy_of(file).exists()) {
+        let _ = std::fs::remove_file(files[0].with_extension("db-wal"));
+        let _ = std::fs::remove_file(files[0].with_extension("db-shm"));
+        for file in files.iter().filter(|file| copy_of(file).exists()) {
+            std::fs::rename(copy_of(file), file).unwrap();
+        }
+    }
+    files
+        .iter()
+        .filter(|file| file.exists())
+        .map(|file| {
+            let copy = copy_of(file);
+            std::fs::copy(file, &copy).unwrap();
+            (file.to_path_buf(), copy)
+        })
+        .collect()
+}
+
+/// The files [`keep_aside`] copied, as they were (and the store's shared
+/// memory file gone, so nothing remembers the writes undone).
+fn put_back(kept: Vec<(PathBuf, PathBuf)>, shm: &Path) {
+    let _ = std::fs::remove_file(shm);
+    let store = kept.first().map(|(file, _)| file.clone());
+    if let Some(wal) = store.map(|s| s.with_extension("db-wal")) {
+        let _ = std::fs::remove_file(wal);
+    }
+    for (file, copy) in kept {
+        std::fs::rename(copy, file).unwrap();
+    }
+}
+
+/// What an editor does when a person saves a checkout, twenty times: one
+/// entry's title changed, the whole text sent with `memory/checkin` (as
+/// the VS Code and Neovim clients send it), the new text back in the
+/// answer; each save of the text the one before gave back. The time is
+/// the round trip: what the person waits for before the buffer shows the
+/// store. (After the figures above: a checkout adds its text to the
+/// server's memory.)
+fn saved_again_and_again(server: &mut Server, root: &Path) -> Vec<Duration> {
+    let checkout = server.request("memory/checkout", json!({ "workspace": root }));
+    let uri = checkout["result"]["uri"].as_str().expect("a checkout's uri").to_string();
+    let mut text = checkout["result"]["text"].as_str().expect("a checkout's text").to_string();
+    let mut times = Vec::new();
+    for n in 0..20 {
+        let active =
+            |l: &&str| !["REVOKED", "STALE", "SUPERSEDED", "EXPIRED", "PROPOSED"].iter().any(|m| l.contains(m));
+        let line = text.lines().filter(|l| l.starts_with("- [#")).find(active);
+        let line = line.expect("an active entry").to_string();
+        let edited = text.replacen(&line, &format!("{line} (saved {n})"), 1);
+        let started = Instant::now();
+        let answer = server.request("memory/checkin", json!({ "uri": uri, "text": edited }));
+        times.push(started.elapsed());
+        assert_eq!(answer["result"]["applied"].as_array().map(Vec::len), Some(1), "{answer}");
+        text = answer["result"]["text"].as_str().expect("the new text").to_string();
+    }
+    times
 }
