@@ -220,7 +220,9 @@ fn diagnostic(line: usize, severity: Severity, message: String) -> Diagnostic {
 /// Plan the check-in of `edited` against its `base` entries and the store's
 /// `current` entries of the same workspace, honouring `resolutions`.
 /// `current` needs to hold only the [`consulted`] notes and the notes that
-/// superseded them; notes it lacks are taken as forgotten.
+/// superseded them; notes it lacks are taken as forgotten. `base` holds
+/// each id once (a rendering, or a base carried from one: `carry.rs`).
+/// Only the window of the edit is looked at (`checkin/window.rs`).
 pub fn plan_checkin(
     base: &[impl Borrow<Entry>],
     edited: &ParsedCheckout,

@@ -140,16 +140,30 @@ impl Store {
                 ));
             }
         }
-        let miscounted: Vec<(String, i64, i64)> = self
-            .conn
-            .prepare(
-                "SELECT coalesce(n.workspace, c.workspace), coalesce(c.notes, 0), coalesce(n.notes, 0)
+        let counts_kept: bool = self.conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'workspace_note_counts')",
+            [],
+            |r| r.get(0),
+        )?;
+        if !counts_kept {
+            found.push((
+                "table workspace_note_counts".into(),
+                "is gone: searches of a workspace cannot weigh its words; restore the store file from a backup".into(),
+            ));
+        }
+        let miscounted: Vec<(String, i64, i64)> = if !counts_kept {
+            Vec::new()
+        } else {
+            self.conn
+                .prepare(
+                    "SELECT coalesce(n.workspace, c.workspace), coalesce(c.notes, 0), coalesce(n.notes, 0)
                  FROM (SELECT workspace, count(*) AS notes FROM notes GROUP BY workspace) n
                  FULL JOIN workspace_note_counts c ON c.workspace = n.workspace
                  WHERE coalesce(c.notes, 0) != coalesce(n.notes, 0)",
-            )?
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-            .collect::<Result<_, _>>()?;
+                )?
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                .collect::<Result<_, _>>()?
+        };
         for (workspace, counted, notes) in miscounted {
             found.push((
                 format!("workspace {workspace}"),

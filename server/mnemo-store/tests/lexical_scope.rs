@@ -189,4 +189,7 @@ fn a_workspace_ranks_inside_a_shared_store_as_it_would_alone() {
         "{problems:?}"
     );
     assert!(problems.iter().any(|(what, _)| what == "trigger workspace_note_counts_insert"), "{problems:?}");
+    raw.execute_batch("DROP TRIGGER workspace_note_counts_delete; DROP TABLE workspace_note_counts").unwrap();
+    let problems = shared.verify().unwrap().problems;
+    assert!(problems.iter().any(|(what, _)| what == "table workspace_note_counts"), "{problems:?}");
 }

@@ -12,9 +12,12 @@
 //! it) or repeats an id, or when a resolution names a note outside it: then
 //! the whole edit is the window, as before. (An entry that no longer looks
 //! like its note is still looked for as an exact copy of any note of the
-//! base: `identity.rs` reads the whole base for the days of such entries.) The run at each end stops at an
-//! entry without an id and before any problem the parse found (an entry a
-//! problem touches is judged, not passed over).
+//! base: `identity.rs` reads the whole base for the days of such entries.)
+//! The run at each end stops at an entry without an id and at one a problem
+//! the parse found touches (on its lines or below them, before the next
+//! entry: such an entry is judged, not passed over). A base holds each id
+//! once (a rendering, or a carried base made from one): an id repeated in
+//! the runs would go unseen.
 
 use std::borrow::Borrow;
 use std::ops::Range;
@@ -54,26 +57,30 @@ pub(super) fn window(base: &[impl Borrow<Entry>], edited: &ParsedCheckout, resol
         let before: &Entry = base[b].borrow();
         before.id.is_some() && std::ptr::eq(before, &*entries[e].entry)
     };
-    // Problems the plan judges entries by (`troubled_entries`): one on an
-    // entry's lines, or below them before the next entry, keeps the entry
+    // Problems the plan judges entries by (`troubled_entries`): one after
+    // an entry's first line and before the next entry's keeps the entry
     // inside the window.
-    let (mut first_problem, mut last_problem) = (usize::MAX, None);
-    for d in edited.diagnostics.iter().filter(|d| matches!(d.severity, Severity::Error | Severity::Warning)) {
-        first_problem = first_problem.min(d.line);
-        last_problem = last_problem.max(Some(d.line));
-    }
+    let mut problems: Vec<usize> = edited
+        .diagnostics
+        .iter()
+        .filter(|d| matches!(d.severity, Severity::Error | Severity::Warning))
+        .map(|d| d.line)
+        .collect();
+    problems.sort_unstable();
+    let untroubled = |e: usize| {
+        let next = entries.get(e + 1).map_or(usize::MAX, |next| next.first_line);
+        let after_first = problems.partition_point(|&line| line <= entries[e].first_line);
+        problems.get(after_first).is_none_or(|&line| line >= next)
+    };
     let shortest = base.len().min(entries.len());
     let mut before = 0;
-    while before < shortest
-        && same(before, before)
-        && entries.get(before + 1).map_or(usize::MAX, |next| next.first_line) <= first_problem
-    {
+    while before < shortest && same(before, before) && untroubled(before) {
         before += 1;
     }
     let mut after = 0;
     while before + after < shortest
         && same(base.len() - 1 - after, entries.len() - 1 - after)
-        && last_problem.is_none_or(|line| entries[entries.len() - 1 - after].first_line >= line)
+        && untroubled(entries.len() - 1 - after)
     {
         after += 1;
     }

@@ -41,6 +41,9 @@ type Only = Option<Option<u32>>;
 pub(super) struct Approximate {
     only: Vec<Only>,
     scored: Vec<(f32, usize)>,
+    /// Exact distances already computed (by a search handed back from the
+    /// pass's thread: `select_each_from_file`), by chunk.
+    known: HashMap<usize, Option<f32>>,
 }
 
 impl Kept {
@@ -75,7 +78,7 @@ impl Kept {
             .zip(&sums)
             .map(|(&at, &sum)| (self.chunks[at as usize].factor * query_factor * sum as f32, at as usize))
             .collect();
-        Some(Approximate { only, scored })
+        Some(Approximate { only, scored, known: HashMap::new() })
     }
 
     /// The answer to each of `searches` from its approximate pass: each
@@ -88,15 +91,16 @@ impl Kept {
         searches: &[Wanted<'_>],
         mut approximate: Approximate,
     ) -> Result<Vec<Found>, StoreError> {
-        let mut exact = Exact::new(Some(store), query)?;
+        let mut exact = Exact::new(Some(store), query, std::mem::take(&mut approximate.known))?;
         self.select_with(&mut exact, searches, &mut approximate)
     }
 
     /// [`Kept::select_each`] without the store's connection, so on the
     /// thread of the approximate pass: `None` when a chunk's exact vector
     /// is not in the copy's file (then only the store has it) or the copy
-    /// keeps none. The approximate pass is left as it was for
-    /// [`Kept::select_each`] to answer then.
+    /// keeps none. The approximate pass then holds the same chunks (perhaps
+    /// in another order) and the exact distances found so far, for
+    /// [`Kept::select_each`] to answer from.
     pub(super) fn select_each_from_file(
         &self,
         query: &[f32],
@@ -104,9 +108,13 @@ impl Kept {
         approximate: &mut Approximate,
     ) -> Option<Vec<Found>> {
         self.exact.as_ref()?;
-        let mut exact = Exact::new(None, query).ok()?;
-        let found = self.select_with(&mut exact, searches, approximate).ok()?;
-        (!exact.needs_store).then_some(found)
+        let mut exact = Exact::new(None, query, std::mem::take(&mut approximate.known)).ok()?;
+        let found = self.select_with(&mut exact, searches, approximate);
+        if exact.needs_store || found.is_err() {
+            approximate.known = exact.known;
+            return None;
+        }
+        found.ok()
     }
 
     fn select_with(
@@ -115,7 +123,7 @@ impl Kept {
         searches: &[Wanted<'_>],
         approximate: &mut Approximate,
     ) -> Result<Vec<Found>, StoreError> {
-        let Approximate { only, scored } = approximate;
+        let Approximate { only, scored, .. } = approximate;
         let mut answers = Vec::with_capacity(searches.len());
         // A search of every chunk orders the list in place when no search
         // after it reads it; otherwise a copy.
@@ -221,7 +229,11 @@ struct FromStore<'s> {
 }
 
 impl<'s> Exact<'s> {
-    fn new(store: Option<&'s Store>, query: &[f32]) -> Result<Exact<'s>, StoreError> {
+    fn new(
+        store: Option<&'s Store>,
+        query: &[f32],
+        known: HashMap<usize, Option<f32>>,
+    ) -> Result<Exact<'s>, StoreError> {
         let dims = query.len();
         let store = match store {
             Some(store) => Some(FromStore {
@@ -238,7 +250,7 @@ impl<'s> Exact<'s> {
             query: crate::vectors::to_blob(query),
             query_floats: query.to_vec(),
             stored: Vec::new(),
-            known: HashMap::new(),
+            known,
         })
     }
 
