@@ -151,3 +151,60 @@ fn a_base_written_again_at_its_epoch_is_read_again_not_taken_from_this_processs_
         "{report:?}"
     );
 }
+
+/// The id on the entry line that holds `title`.
+fn id_of(text: &str, title: &str) -> i64 {
+    let line = text.lines().find(|l| l.starts_with("- [#") && l.contains(title)).expect(title);
+    line[4..line.find(']').unwrap()].parse().unwrap()
+}
+
+/// In a process that keeps its renderings (a language server), each save's
+/// new text is the next edit's base and a save is planned on the window of
+/// the edit (`mnemo-core/src/checkin/window.rs`): an entry changed far from
+/// the one saved before is applied alone, and an id retyped to a note far
+/// away is refused, with neither note changed.
+#[test]
+fn saves_after_saves_in_a_process_that_keeps_its_base_apply_each_edit_and_refuse_a_retyped_id() {
+    mnemo_store::render_cache::keep_renders();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("project");
+    std::fs::create_dir_all(&root).unwrap();
+    let workspace = Workspace::resolve(Some(root.to_str().unwrap()), &root).unwrap();
+    let mut store = Store::open(&backend::store_location(dir.path(), "memory.db")).unwrap();
+    store
+        .write(|w| {
+            for n in 0..200 {
+                let new = note(Kind::Finding, Priority::Medium, format!("Finding {n} about the cache"), "");
+                w.create(&workspace.id, new, Actor::Agent, Timestamp(86_400 * 200))?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    let scope = Scope::Workspace(workspace.id.clone());
+    let now = Timestamp(86_400 * 210);
+    let mut text = store.checkout(&workspace).unwrap().text;
+    for n in [10, 150, 11] {
+        let title = format!("Finding {n} about the cache");
+        let id = id_of(&text, &title);
+        let edited = text.replacen(&title, &format!("{title}, saved"), 1);
+        let outcome = store.checkin(&workspace, &edited, &Resolutions::default(), now).unwrap();
+        assert_eq!(outcome.applied.len(), 1, "{:?}", outcome.plan);
+        assert!(matches!(store.note(&scope, id).unwrap().state.status, Status::Superseded { .. }));
+        text = outcome.document.unwrap().text;
+        assert!(store.preview_checkin(&workspace, &text).unwrap().changes.is_empty());
+    }
+    // An id retyped to a note far from it: refused on its line; neither note changes.
+    let (mine, theirs) = (id_of(&text, "Finding 100 about"), id_of(&text, "Finding 5 about"));
+    let typed = text.replacen(&format!("[#{mine}]"), &format!("[#{theirs}]"), 1);
+    let outcome = store.checkin(&workspace, &typed, &Resolutions::default(), now).unwrap();
+    assert!(outcome.applied.is_empty(), "{:?}", outcome.plan);
+    assert!(
+        outcome.plan.diagnostics.iter().any(|d| d.message.contains("an id cannot be changed")),
+        "{:?}",
+        outcome.plan
+    );
+    for id in [mine, theirs] {
+        let view = store.note(&scope, id).unwrap();
+        assert_eq!(view.state.status, Status::Active, "#{id}");
+    }
+}
