@@ -331,16 +331,7 @@ fn exact_file(store: &std::path::Path, dims: usize) -> Option<exact_file::ExactF
 fn load(store: &Store) -> Result<Kept, StoreError> {
     LOADED.fetch_add(1, Ordering::Relaxed);
     let marks = marks(store)?;
-    let mut kept = Kept {
-        store: store.path().to_path_buf(),
-        marks,
-        chunks: Vec::new(),
-        codes: Vec::new(),
-        workspaces: Vec::new(),
-        in_workspace: Vec::new(),
-        dropped: 0,
-        exact: None,
-    };
+    let mut kept = Kept::empty(store.path().to_path_buf(), marks);
     if kept.marks.dims == 0 || !crate::vectors::has_vector_table(&store.conn)? {
         return Ok(kept);
     }
@@ -471,18 +462,24 @@ impl Kept {
         }
     }
 
-    /// An empty copy with the same marks.
-    fn clone_marks(&self) -> Kept {
+    /// A copy of no chunk of the store at `store`, as of `marks`, without a
+    /// file of exact vectors.
+    fn empty(store: PathBuf, marks: Marks) -> Kept {
         Kept {
-            store: self.store.clone(),
-            marks: self.marks.clone(),
+            store,
+            marks,
             chunks: Vec::new(),
             codes: Vec::new(),
             workspaces: Vec::new(),
             in_workspace: Vec::new(),
             dropped: 0,
-            exact: exact_file(&self.store, self.dims()),
+            exact: None,
         }
+    }
+
+    /// An empty copy with the same marks (and a new file of exact vectors).
+    fn clone_marks(&self) -> Kept {
+        Kept { exact: exact_file(&self.store, self.dims()), ..Kept::empty(self.store.clone(), self.marks.clone()) }
     }
 
     /// Drop the copy, its file overwritten first.

@@ -295,16 +295,7 @@ mod tests {
     fn copy(dir: &std::path::Path, count: usize, dims: usize) -> (Kept, Vec<Vec<f32>>) {
         let store = dir.join("memory.db");
         let marks = Marks { made: None, dims, forgotten: 0, moves: 0, generation: 0 };
-        let mut kept = Kept {
-            store: store.clone(),
-            marks,
-            chunks: Vec::new(),
-            codes: Vec::new(),
-            workspaces: Vec::new(),
-            in_workspace: Vec::new(),
-            dropped: 0,
-            exact: exact_file::ExactFile::create(&store, dims * 4),
-        };
+        let mut kept = Kept { exact: exact_file::ExactFile::create(&store, dims * 4), ..Kept::empty(store, marks) };
         let mut state = 7u64;
         let mut vectors = Vec::new();
         for at in 0..count {
