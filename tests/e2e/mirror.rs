@@ -195,6 +195,42 @@ fn export_watch_keeps_a_mirror_current_for_writes_from_other_processes() {
     assert!(err.contains("rendered epoch 3"), "{err}");
 }
 
+/// A person keeps the workspace's own mirror with `mnemo export --watch` in
+/// a terminal: it stands for the mirror as an open editor does, so the
+/// agents' commands leave the render to it; closing its stdin (Ctrl-D)
+/// catches the mirror up, and writers render again after it.
+#[test]
+fn export_watch_of_the_workspaces_own_mirror_renders_for_every_writer() {
+    let env = Env::new().file_store();
+    env.ok(&["export", "--enable"]);
+    let mut watcher = env.command(&["export", "--watch"]).stdin(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    wait_until("the watcher stands for the mirror", || someone_stands(&env));
+    for i in 0..3 {
+        let out = env.run(&["remember", "--kind", "finding", "--title", &format!("while watched {i}")]);
+        assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
+    }
+    let out = env
+        .command(&["remember", "--kind", "finding", "--title", "logged"])
+        .env("MNEMO_LOG", "debug")
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && log.contains("mirror left to the process standing for it"), "{log}");
+    wait_until("the watcher renders the writes", || {
+        mirror(&env).contains("while watched 2") && mirror(&env).contains("logged")
+    });
+    env.remember("finding", "just before Ctrl-D");
+    watcher.stdin.take().unwrap().write_all(b"").unwrap();
+    let out = watcher.wait_with_output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("current for every writer") && !err.contains("warning") && !err.contains("panicked"), "{err}");
+    assert!(mirror(&env).contains("just before Ctrl-D"), "caught up as it stopped");
+    assert!(!someone_stands(&env));
+    env.remember("finding", "rendered by its writer");
+    assert!(mirror(&env).contains("rendered by its writer"));
+}
+
 /// Whether a process stands for a mirror of the store (a standing file
 /// beside it is locked).
 fn someone_stands(env: &Env) -> bool {

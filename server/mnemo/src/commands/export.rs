@@ -36,7 +36,10 @@ pub fn export(ctx: &Context, args: Export) -> anyhow::Result<ExitCode> {
         WorkspaceConfig::set_memory_export(root, true, Some(&target.relative))?;
     }
     if args.watch {
-        return watch(ctx, target, config.memory_export.debounce);
+        // The workspace's own mirror, kept for every write: this process
+        // stands for it (writers leave the render to it) as an open editor does.
+        let own_mirror = args.path.is_none() && (args.enable || config.memory_export.enabled);
+        return watch(ctx, target, config.memory_export.debounce, own_mirror);
     }
     let store = ctx.open_without_catch_up()?;
     let outcome = mirror::export(&store, &target)?;
@@ -60,11 +63,31 @@ pub fn export(ctx: &Context, args: Export) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn watch(ctx: &Context, target: MirrorTarget, debounce: std::time::Duration) -> anyhow::Result<ExitCode> {
+/// Keep `target` current until stdin closes: standing for the workspace's
+/// own mirror (`own_mirror`: every writer leaves its render to this
+/// process, which renders promptly and stops when the config turns the
+/// mirror off), or else re-rendering `target` after writes, debounced.
+fn watch(
+    ctx: &Context,
+    target: MirrorTarget,
+    debounce: std::time::Duration,
+    own_mirror: bool,
+) -> anyhow::Result<ExitCode> {
     drop(ctx.open_without_catch_up()?);
-    eprintln!("keeping {} current (debounce {:.1}s) until stdin closes", target.path.display(), debounce.as_secs_f64());
+    if own_mirror {
+        eprintln!(
+            "keeping {} current for every writer (they leave the render to this process) until stdin closes",
+            target.path.display()
+        );
+    } else {
+        eprintln!(
+            "keeping {} current (debounce {:.1}s) until stdin closes",
+            target.path.display(),
+            debounce.as_secs_f64()
+        );
+    }
     let json = ctx.json;
-    let sync = MirrorSync::start(&ctx.store_path, target, debounce, move |event| match event {
+    let report = move |event| match event {
         MirrorEvent::Rendered { epoch, written } if json => {
             println!("{}", json!({ "rendered": epoch, "written": written }))
         }
@@ -74,7 +97,11 @@ fn watch(ctx: &Context, target: MirrorTarget, debounce: std::time::Duration) -> 
         MirrorEvent::Failed(message) => {
             eprintln!("warning: {}", mnemo_store::mirror::not_updated(&message))
         }
-    });
+    };
+    let sync = match own_mirror {
+        true => MirrorSync::stand(&ctx.store_path, ctx.workspace.clone(), report),
+        false => MirrorSync::start(&ctx.store_path, target, debounce, report),
+    };
     let mut sink = Vec::new();
     std::io::stdin().read_to_end(&mut sink).context("reading stdin")?;
     drop(sync);
