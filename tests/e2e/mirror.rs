@@ -229,6 +229,17 @@ fn export_watch_of_the_workspaces_own_mirror_renders_for_every_writer() {
     assert!(!someone_stands(&env));
     env.remember("finding", "rendered by its writer");
     assert!(mirror(&env).contains("rendered by its writer"));
+    // Ctrl-C (SIGINT) in the terminal stops it the same way: it catches up
+    // and ends well, not killed midway.
+    let watcher = env.command(&["export", "--watch"]).stdin(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    wait_until("the second watcher stands", || someone_stands(&env));
+    env.remember("finding", "just before Ctrl-C");
+    let interrupted = std::process::Command::new("kill").args(["-INT", &watcher.id().to_string()]).status().unwrap();
+    assert!(interrupted.success());
+    let out = watcher.wait_with_output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(mirror(&env).contains("just before Ctrl-C"));
+    assert!(!someone_stands(&env));
 }
 
 /// Whether a process stands for a mirror of the store (a standing file

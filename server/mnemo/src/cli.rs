@@ -464,7 +464,7 @@ pub struct Export {
     /// Opt this workspace out; the file is left as it is
     #[arg(long, conflicts_with = "watch")]
     pub disable: bool,
-    /// Keep running and re-render after writes by any process; stops at the end of stdin. The
+    /// Keep running and re-render after writes by any process; stops at the end of stdin or Ctrl-C. The
     /// workspace's own mirror (enabled, no --path) is rendered for every writer: they leave it to this
     #[arg(long)]
     pub watch: bool,

@@ -12,6 +12,7 @@ mod output;
 mod process_tree;
 mod resident;
 mod semantic;
+mod stop_signals;
 
 use std::process::ExitCode;
 

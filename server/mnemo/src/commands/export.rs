@@ -1,7 +1,6 @@
 //! `mnemo export` (the read-only mirror: once, opt in/out, or watch) and
 //! `mnemo checkout` (the editable flavour).
 
-use std::io::Read;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -14,6 +13,7 @@ use serde_json::json;
 use crate::cli::{Checkout, Export};
 use crate::context::Context;
 use crate::output::print_json;
+use crate::stop_signals::StopSignals;
 
 pub fn export(ctx: &Context, args: Export) -> anyhow::Result<ExitCode> {
     let root = ctx
@@ -73,15 +73,17 @@ fn watch(
     debounce: std::time::Duration,
     own_mirror: bool,
 ) -> anyhow::Result<ExitCode> {
+    // Before the worker's threads start: Ctrl-C stops it as Ctrl-D does.
+    let stop = StopSignals::block();
     drop(ctx.open_without_catch_up()?);
     if own_mirror {
         eprintln!(
-            "keeping {} current for every writer (they leave the render to this process) until stdin closes",
+            "keeping {} current for every writer (they leave the render to this process) until stdin closes or Ctrl-C",
             target.path.display()
         );
     } else {
         eprintln!(
-            "keeping {} current (debounce {:.1}s) until stdin closes",
+            "keeping {} current (debounce {:.1}s) until stdin closes or Ctrl-C",
             target.path.display(),
             debounce.as_secs_f64()
         );
@@ -102,8 +104,9 @@ fn watch(
         true => MirrorSync::stand(&ctx.store_path, ctx.workspace.clone(), report),
         false => MirrorSync::start(&ctx.store_path, target, debounce, report),
     };
-    let mut sink = Vec::new();
-    std::io::stdin().read_to_end(&mut sink).context("reading stdin")?;
+    let stopped = stop.wait();
+    tracing::debug!(?stopped, "export --watch stopping");
+    // The worker renders what is pending as it stops.
     drop(sync);
     Ok(ExitCode::SUCCESS)
 }
