@@ -205,17 +205,8 @@ fn export_watch_of_the_workspaces_own_mirror_renders_for_every_writer() {
     env.ok(&["export", "--enable"]);
     let mut watcher = env.command(&["export", "--watch"]).stdin(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     wait_until("the watcher stands for the mirror", || someone_stands(&env));
-    for i in 0..3 {
-        let out = env.run(&["remember", "--kind", "finding", "--title", &format!("while watched {i}")]);
-        assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
-    }
-    let out = env
-        .command(&["remember", "--kind", "finding", "--title", "logged"])
-        .env("MNEMO_LOG", "debug")
-        .output()
-        .unwrap();
-    let log = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success() && log.contains("mirror left to the process standing for it"), "{log}");
+    written_without_rendering(&env, "while watched", 3);
+    left_to_whoever_stands(&env, "logged");
     wait_until("the watcher renders the writes", || {
         mirror(&env).contains("while watched 2") && mirror(&env).contains("logged")
     });
@@ -229,17 +220,47 @@ fn export_watch_of_the_workspaces_own_mirror_renders_for_every_writer() {
     assert!(!someone_stands(&env));
     env.remember("finding", "rendered by its writer");
     assert!(mirror(&env).contains("rendered by its writer"));
-    // Ctrl-C (SIGINT) in the terminal stops it the same way: it catches up
-    // and ends well, not killed midway.
-    let watcher = env.command(&["export", "--watch"]).stdin(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    wait_until("the second watcher stands", || someone_stands(&env));
-    env.remember("finding", "just before Ctrl-C");
-    let interrupted = std::process::Command::new("kill").args(["-INT", &watcher.id().to_string()]).status().unwrap();
-    assert!(interrupted.success());
-    let out = watcher.wait_with_output().unwrap();
-    assert!(out.status.success(), "{out:?}");
-    assert!(mirror(&env).contains("just before Ctrl-C"));
+    // The same command twice, in two terminals: the second waits while the
+    // first stands, and takes over (within its look, every 2 s) when the
+    // first is stopped with Ctrl-C (SIGINT); `kill` (SIGTERM) stops it the
+    // same way. Each catches up and ends well, not killed midway.
+    let watch = || env.command(&["export", "--watch"]).stdin(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let first = watch();
+    wait_until("the first watcher stands", || someone_stands(&env));
+    let second = watch();
+    env.remember("finding", "while two watch");
+    signal(first.id(), "-INT");
+    let out = first.wait_with_output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success() && !err.contains("warning"), "{:?}: {err}", out.status);
+    assert!(mirror(&env).contains("while two watch"));
+    wait_until("the second watcher takes over", || someone_stands(&env));
+    left_to_whoever_stands(&env, "left to the second watcher");
+    wait_until("the second watcher renders it", || mirror(&env).contains("left to the second watcher"));
+    signal(second.id(), "-TERM");
+    let out = second.wait_with_output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success() && !err.contains("warning"), "{:?}: {err}", out.status);
     assert!(!someone_stands(&env));
+    assert_eq!(env.ok(&["export"]).split(' ').nth(1), Some("is"), "the mirror is up to date");
+}
+
+/// Writes from the CLI (`count` of them, titled `prefix` and a number) that
+/// return with nothing on stderr: no render of their own failed or ran late.
+fn written_without_rendering(env: &Env, prefix: &str, count: usize) {
+    for i in 0..count {
+        let out = env.run(&["remember", "--kind", "finding", "--title", &format!("{prefix} {i}")]);
+        assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
+    }
+}
+
+/// A CLI write whose log says it left the mirror's render to the process
+/// standing for it.
+fn left_to_whoever_stands(env: &Env, title: &str) {
+    let out =
+        env.command(&["remember", "--kind", "finding", "--title", title]).env("MNEMO_LOG", "debug").output().unwrap();
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && log.contains("mirror left to the process standing for it"), "{log}");
 }
 
 /// Whether a process stands for a mirror of the store (a standing file
@@ -264,19 +285,10 @@ fn an_open_editor_renders_the_mirror_for_every_writer_and_leaves_it_current() {
     let mut client = crate::lsp::Client::initialized(&env);
     wait_until("the language server stands for the mirror", || someone_stands(&env));
 
-    for i in 0..5 {
-        let out = env.run(&["remember", "--kind", "finding", "--title", &format!("written by an agent {i}")]);
-        assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
-    }
+    written_without_rendering(&env, "written by an agent", 5);
     wait_until("the mirror shows the agent's writes", || mirror(&env).contains("written by an agent 4"));
     // The agent's command left the render to the server (its log says so).
-    let out = env
-        .command(&["remember", "--kind", "finding", "--title", "logged"])
-        .env("MNEMO_LOG", "debug")
-        .output()
-        .unwrap();
-    let log = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success() && log.contains("mirror left to the process standing for it"), "{log}");
+    left_to_whoever_stands(&env, "logged");
 
     // A save in the editor: checked in, and the mirror follows.
     let (memory, text) = client.open_checkout();
@@ -314,13 +326,7 @@ fn a_second_window_takes_over_the_mirror_when_the_first_closes() {
     // Written before the second stands (or just as it does): never left behind.
     env.remember("finding", "between the two");
     wait_until("the second window's server stands", || someone_stands(&env));
-    let out = env
-        .command(&["remember", "--kind", "finding", "--title", "left to the second"])
-        .env("MNEMO_LOG", "debug")
-        .output()
-        .unwrap();
-    let log = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success() && log.contains("mirror left to the process standing for it"), "{log}");
+    left_to_whoever_stands(&env, "left to the second");
     wait_until("the second renders it", || mirror(&env).contains("left to the second"));
     assert!(mirror(&env).contains("between the two"));
     let _ = second.request("workspace/symbol", serde_json::json!({ "query": "" }));
@@ -341,10 +347,7 @@ fn an_agents_mcp_server_renders_the_mirror_for_every_writer_and_leaves_it_curren
     wait_until("the MCP server stands for the mirror turned on", || someone_stands(&env));
 
     // The person's CLI writes return without rendering; the server renders them.
-    for i in 0..5 {
-        let out = env.run(&["remember", "--kind", "finding", "--title", &format!("written by hand {i}")]);
-        assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
-    }
+    written_without_rendering(&env, "written by hand", 5);
     wait_until("the mirror shows the CLI's writes", || mirror(&env).contains("written by hand 4"));
 
     // Another workspace in the same store has no one standing for its

@@ -49,6 +49,13 @@ fn edit_script(text: &str, ops: &[(u8, usize)]) -> String {
     lines.join("\n") + "\n"
 }
 
+/// The workspace of a directory `project` made in `dir`.
+fn project_in(dir: &std::path::Path) -> Workspace {
+    let root = dir.join("project");
+    std::fs::create_dir_all(&root).unwrap();
+    Workspace::resolve(Some(root.to_str().unwrap()), &root).unwrap()
+}
+
 const KINDS: [Kind; 4] = [Kind::Directive, Kind::Gotcha, Kind::Finding, Kind::Task];
 const PRIORITIES: [Priority; 3] = [Priority::High, Priority::Medium, Priority::Low];
 
@@ -61,9 +68,7 @@ proptest! {
         ops in proptest::collection::vec((any::<u8>(), any::<usize>()), 0..6),
     ) {
         let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("project");
-        std::fs::create_dir_all(&root).unwrap();
-        let workspace = Workspace::resolve(Some(root.to_str().unwrap()), &root).unwrap();
+        let workspace = project_in(dir.path());
         let mut store = Store::open(&backend::store_location(dir.path(), "memory.db")).unwrap();
         let scope = Scope::Workspace(workspace.id.clone());
         store.write(|w| {
@@ -106,9 +111,7 @@ fn a_base_written_again_at_its_epoch_is_read_again_not_taken_from_this_processs_
         return; // the raw write below is to the SQLite file, where the bases live
     }
     let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("project");
-    std::fs::create_dir_all(&root).unwrap();
-    let workspace = Workspace::resolve(Some(root.to_str().unwrap()), &root).unwrap();
+    let workspace = project_in(dir.path());
     let mut store = Store::open(&dir.path().join("memory.db")).unwrap();
     store
         .write(|w| {
@@ -167,9 +170,7 @@ fn id_of(text: &str, title: &str) -> i64 {
 fn saves_after_saves_in_a_process_that_keeps_its_base_apply_each_edit_and_refuse_a_retyped_id() {
     mnemo_store::render_cache::keep_renders();
     let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("project");
-    std::fs::create_dir_all(&root).unwrap();
-    let workspace = Workspace::resolve(Some(root.to_str().unwrap()), &root).unwrap();
+    let workspace = project_in(dir.path());
     let mut store = Store::open(&backend::store_location(dir.path(), "memory.db")).unwrap();
     store
         .write(|w| {

@@ -185,7 +185,7 @@ fn main() {
         let (rss, peak) = server.memory();
         let saves = saved_again_and_again(&mut server, &root);
         server.0.shutdown();
-        put_back(kept, &store_path.with_extension("db-shm"));
+        put_back(&store_path, kept);
         println!(
             "| {count} | {:.0} ms | {:.2} ms | {:.2} ms | {:.1} ms | {:.1} ms | {rss:.0} MB | {peak:.0} MB |",
             first_diagnostics.as_secs_f64() * 1e3,
@@ -204,16 +204,15 @@ fn main() {
     }
 }
 
-/// Copies of `files` (those that exist) beside them, to [`put_back`]; a
-/// run that stopped before putting its copies back has them put back first.
+/// Copies of `files` (the store first; those that exist) beside them, to
+/// [`put_back`]; a run that stopped before putting its copies back has them
+/// put back first.
 fn keep_aside(files: &[&Path]) -> Vec<(PathBuf, PathBuf)> {
     let copy_of = |file: &Path| PathBuf::from(format!("{}.bench-kept", file.display()));
-    if files.iter().any(|file| copy_of(file).exists()) {
-        let _ = std::fs::remove_file(files[0].with_extension("db-wal"));
-        let _ = std::fs::remove_file(files[0].with_extension("db-shm"));
-        for file in files.iter().filter(|file| copy_of(file).exists()) {
-            std::fs::rename(copy_of(file), file).unwrap();
-        }
+    let left: Vec<(PathBuf, PathBuf)> =
+        files.iter().map(|file| (file.to_path_buf(), copy_of(file))).filter(|(_, copy)| copy.exists()).collect();
+    if !left.is_empty() {
+        put_back(files[0], left);
     }
     files
         .iter()
@@ -226,14 +225,11 @@ fn keep_aside(files: &[&Path]) -> Vec<(PathBuf, PathBuf)> {
         .collect()
 }
 
-/// The files [`keep_aside`] copied, as they were (and the store's shared
-/// memory file gone, so nothing remembers the writes undone).
-fn put_back(kept: Vec<(PathBuf, PathBuf)>, shm: &Path) {
-    let _ = std::fs::remove_file(shm);
-    let store = kept.first().map(|(file, _)| file.clone());
-    if let Some(wal) = store.map(|s| s.with_extension("db-wal")) {
-        let _ = std::fs::remove_file(wal);
-    }
+/// The files [`keep_aside`] copied, as they were, with the `store`'s
+/// write-ahead log and shared memory gone (nothing remembers the writes undone).
+fn put_back(store: &Path, kept: Vec<(PathBuf, PathBuf)>) {
+    let _ = std::fs::remove_file(store.with_extension("db-wal"));
+    let _ = std::fs::remove_file(store.with_extension("db-shm"));
     for (file, copy) in kept {
         std::fs::rename(copy, file).unwrap();
     }

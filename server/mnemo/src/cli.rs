@@ -464,8 +464,8 @@ pub struct Export {
     /// Opt this workspace out; the file is left as it is
     #[arg(long, conflicts_with = "watch")]
     pub disable: bool,
-    /// Keep running and re-render after writes by any process; stops at the end of stdin or Ctrl-C. The
-    /// workspace's own mirror (enabled, no --path) is rendered for every writer: they leave it to this
+    /// Keep running and re-render after writes by any process; stops at the end of stdin or Ctrl-C.
+    /// For the workspace's own mirror (enabled, no --path) writers leave their renders to this process
     #[arg(long)]
     pub watch: bool,
 }

@@ -348,6 +348,17 @@ mod tests {
         let mut pass = kept.approximate(&query, &searches).unwrap();
         assert!(kept.select_each_from_file(&query, &searches, &mut pass).is_none());
         assert_eq!(pass.scored.len(), vectors.len() + 1, "the pass is left whole for the store's turn");
+        // The same in the second scope (the first answered from the file):
+        // the exact distances found so far are handed back with the pass.
+        let mut kept_beta = copy(dir.path(), 3000, 32).0;
+        kept_beta.add(vectors.len() as i64 + 1, 5000, "beta", &crate::vectors::to_blob(&query));
+        let mut pass = kept_beta.approximate(&query, &searches).unwrap();
+        assert!(kept_beta.select_each_from_file(&query, &searches, &mut pass).is_none());
+        assert!(!pass.known.is_empty(), "the first scope's exact distances are kept");
+        for (&at, &distance) in &pass.known {
+            let expected = super::super::cosine::distance(&crate::vectors::to_blob(&vectors[at]), &query);
+            assert_eq!(distance, expected, "chunk {at}");
+        }
         // Without the file, every exact vector is the store's to read.
         kept.exact = None;
         let mut pass = kept.approximate(&query, &searches).unwrap();
