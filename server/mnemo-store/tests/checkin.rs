@@ -56,6 +56,19 @@ fn project_in(dir: &std::path::Path) -> Workspace {
     Workspace::resolve(Some(root.to_str().unwrap()), &root).unwrap()
 }
 
+/// `count` findings of `workspace`, titled `{name} {n} about the cache`.
+fn findings(store: &mut Store, workspace: &Workspace, count: usize, name: &str, body: &str) {
+    store
+        .write(|w| {
+            for n in 0..count {
+                let new = note(Kind::Finding, Priority::Medium, format!("{name} {n} about the cache"), body);
+                w.create(&workspace.id, new, Actor::Agent, Timestamp(86_400 * 200))?;
+            }
+            Ok(())
+        })
+        .unwrap();
+}
+
 const KINDS: [Kind; 4] = [Kind::Directive, Kind::Gotcha, Kind::Finding, Kind::Task];
 const PRIORITIES: [Priority; 3] = [Priority::High, Priority::Medium, Priority::Low];
 
@@ -113,15 +126,7 @@ fn a_base_written_again_at_its_epoch_is_read_again_not_taken_from_this_processs_
     let dir = tempfile::tempdir().unwrap();
     let workspace = project_in(dir.path());
     let mut store = Store::open(&dir.path().join("memory.db")).unwrap();
-    store
-        .write(|w| {
-            for n in 0..3 {
-                let new = note(Kind::Finding, Priority::Medium, format!("Note {n} about the cache"), "Why.");
-                w.create(&workspace.id, new, Actor::Agent, Timestamp(86_400 * 200))?;
-            }
-            Ok(())
-        })
-        .unwrap();
+    findings(&mut store, &workspace, 3, "Note", "Why.");
     let checkout = store.checkout(&workspace).unwrap();
     let now = Timestamp(86_400 * 210);
     // A check-in keeps its new rendering's parse as the next edit's base.
@@ -172,15 +177,7 @@ fn saves_after_saves_in_a_process_that_keeps_its_base_apply_each_edit_and_refuse
     let dir = tempfile::tempdir().unwrap();
     let workspace = project_in(dir.path());
     let mut store = Store::open(&backend::store_location(dir.path(), "memory.db")).unwrap();
-    store
-        .write(|w| {
-            for n in 0..200 {
-                let new = note(Kind::Finding, Priority::Medium, format!("Finding {n} about the cache"), "");
-                w.create(&workspace.id, new, Actor::Agent, Timestamp(86_400 * 200))?;
-            }
-            Ok(())
-        })
-        .unwrap();
+    findings(&mut store, &workspace, 200, "Finding", "");
     let scope = Scope::Workspace(workspace.id.clone());
     let now = Timestamp(86_400 * 210);
     let mut text = store.checkout(&workspace).unwrap().text;
